@@ -1,0 +1,184 @@
+import { execute, subscribe, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { createRequestContext, maskError, requestIdOf, type RequestContext, type Runtime } from '../schema/index.js';
+import { loadOperations, type Operation } from './documents.js';
+import { errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
+import type { RestInput, RouteRow, SseEvent } from './route.js';
+import { matchRoute } from './router.js';
+import { routes as defaultRoutes } from './routes.js';
+import { sseResponse } from './sse.js';
+
+export interface RestOptions {
+  runtime: Runtime;
+  schema: GraphQLSchema;
+  routes?: RouteRow[];
+}
+
+/**
+ * The REST compatibility layer as one Yoga plugin: it answers every `/v1` request itself, before
+ * Yoga's GraphQL-over-HTTP handling, by running the row's pre-validated operation through the same
+ * context (authentication), execution and error masking as `/graphql`.
+ */
+export function restPlugin(options: RestOptions): Plugin {
+  const rows = options.routes ?? defaultRoutes;
+  const operations = loadOperations(options.schema);
+  for (const row of rows) {
+    for (const name of [row.operation, row.stream?.operation].filter(Boolean) as string[]) {
+      if (!operations.has(name)) throw new Error(`Route ${row.method} ${row.path} names unknown operation ${name}.`);
+    }
+  }
+  return {
+    async onRequest({ request, url, endResponse }) {
+      if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) return;
+      endResponse(await handle(options, rows, operations, request, url));
+    },
+  };
+}
+
+async function handle(
+  options: RestOptions,
+  rows: RouteRow[],
+  operations: Map<string, Operation>,
+  request: Request,
+  url: URL,
+): Promise<Response> {
+  const { runtime, schema } = options;
+  const { id: requestId } = requestIdOf(request);
+  const match = matchRoute(rows, request.method, url.pathname);
+  if (match.kind === 'not_found') {
+    return errorResponse(404, { message: `Unknown request URL: ${request.method} ${url.pathname}.`, type: 'invalid_request_error', code: 'unknown_url' });
+  }
+  if (match.kind === 'method_not_allowed') {
+    return errorResponse(
+      405,
+      { message: `Method ${request.method} is not allowed on ${url.pathname}. Allowed: ${match.allow.join(', ')}.`, type: 'invalid_request_error', code: 'method_not_allowed' },
+      { allow: match.allow.join(', ') },
+    );
+  }
+  const { row, params } = match;
+
+  let context: RequestContext;
+  try {
+    context = await createRequestContext(runtime, request);
+  } catch (error) {
+    return graphQLErrorResponse(maskError(error, requestId, runtime.logger));
+  }
+
+  const rawBody = await readJsonBody(request, runtime.config.BODY_LIMIT_BYTES);
+  if (rawBody instanceof Response) return rawBody;
+
+  let body: unknown = rawBody ?? {};
+  if (row.body) {
+    const parsed = row.body.safeParse(body);
+    if (!parsed.success) return zodErrorResponse(parsed.error, body, 'body');
+    body = parsed.data;
+  }
+  let query: unknown = Object.fromEntries(url.searchParams);
+  if (row.query) {
+    const raw = query;
+    const parsed = row.query.safeParse(raw);
+    if (!parsed.success) return zodErrorResponse(parsed.error, raw, 'query');
+    query = parsed.data;
+  }
+  const input: RestInput = { params, body, query, headers: request.headers };
+
+  const operation = operations.get(row.operation)!;
+  const result = (await execute({
+    schema,
+    document: operation.document,
+    operationName: operation.name,
+    contextValue: context,
+    variableValues: row.variables ? row.variables(input) : {},
+  })) as ExecutionResult;
+  if (result.errors?.length) {
+    return graphQLErrorResponse(maskError(result.errors[0], requestId, context.log));
+  }
+  const headers = { ...context.response.headers };
+
+  if (row.stream?.when(input)) {
+    const streamOp = operations.get(row.stream.operation)!;
+    const subscription = await subscribe({
+      schema,
+      document: streamOp.document,
+      operationName: streamOp.name,
+      contextValue: context,
+      variableValues: row.stream.variables(input, result.data),
+    });
+    if (!isAsyncIterable(subscription)) {
+      const error = (subscription as ExecutionResult).errors?.[0];
+      return error ? graphQLErrorResponse(maskError(error, requestId, context.log)) : errorResponse(500, { message: `Internal server error (request ${requestId}).`, type: 'server_error' });
+    }
+    return sseResponse(toEvents(subscription, row.stream.event), {
+      keepAliveMs: runtime.config.SSE_KEEPALIVE_MS,
+      signal: runtime.shutdown,
+      describeError: (error) => {
+        const masked = maskError(error, requestId, context.log);
+        return { error: { message: masked.message, type: (masked.extensions.type as string) ?? 'server_error', param: null, code: (masked.extensions.code as string) ?? null } };
+      },
+    }, headers);
+  }
+
+  const payload = row.result ? row.result(result.data, input) : firstField(result.data);
+  return new Response(JSON.stringify(payload ?? {}), {
+    status: context.response.status ?? row.status ?? 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
+function firstField(data: Record<string, unknown> | null | undefined): unknown {
+  return data ? Object.values(data)[0] : null;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<ExecutionResult> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+async function* toEvents(results: AsyncIterable<ExecutionResult>, toEvent: (payload: any) => SseEvent): AsyncIterable<SseEvent> {
+  for await (const result of results) {
+    if (result.errors?.length) throw result.errors[0] as GraphQLError;
+    yield toEvent(firstField(result.data as Record<string, unknown>));
+  }
+}
+
+/**
+ * The JSON body, or the error response for a body that is too large (413), not JSON (415) or
+ * malformed (400). No body at all is `undefined`. A body on DELETE is tolerated (SDKs send one).
+ */
+async function readJsonBody(request: Request, limit: number): Promise<unknown | Response> {
+  if (request.method === 'GET' || request.method === 'HEAD') return undefined;
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > limit) return tooLarge(limit);
+  if (!request.body) return undefined;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text.trim()) return undefined;
+  const contentType = request.headers.get('content-type') ?? '';
+  if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
+    return errorResponse(415, { message: 'Request body must be JSON: send it with Content-Type: application/json.', type: 'invalid_request_error', code: 'unsupported_media_type' });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return errorResponse(400, {
+      message: 'We could not parse the JSON body of your request. The body must be valid JSON.',
+      type: 'invalid_request_error',
+      code: 'invalid_json',
+    });
+  }
+}
+
+function tooLarge(limit: number): Response {
+  return errorResponse(413, { message: `Request body is larger than the limit of ${limit} bytes.`, type: 'invalid_request_error', code: 'payload_too_large' });
+}

@@ -1,0 +1,46 @@
+import type { ZodType } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** What a row's mappers see of the request, in wire terms (validated body and query). */
+export interface RestInput<Body = any, Query = any> {
+  params: Record<string, string>;
+  body: Body;
+  query: Query;
+  headers: Headers;
+}
+
+/** One SSE event produced from one subscription payload. */
+export interface SseEvent {
+  event: string;
+  id?: string | number;
+  data: string;
+}
+
+/**
+ * One row of the route table: a documented method and path, the named GraphQL operation behind it,
+ * how request parts become variables, and which part of the result is the response body.
+ */
+export interface RouteRow {
+  method: HttpMethod;
+  /** `/v1/...` with `:name` parameters. */
+  path: string;
+  operation: string;
+  body?: ZodType;
+  query?: ZodType;
+  variables?: (input: RestInput) => Record<string, unknown>;
+  /** The response body from the operation's data; default: the first root field's value. */
+  result?: (data: any, input: RestInput) => unknown;
+  status?: number;
+  /**
+   * Answer with server-sent events: when `when` holds, after the operation succeeds (its errors
+   * are plain JSON errors), subscribe to `operation` and write each payload as one event, then
+   * `event: done` / `data: [DONE]`.
+   */
+  stream?: {
+    when: (input: RestInput) => boolean;
+    operation: string;
+    variables: (input: RestInput, data: any) => Record<string, unknown>;
+    event: (payload: any) => SseEvent;
+  };
+}

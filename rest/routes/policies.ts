@@ -1,0 +1,3 @@
+import type { RouteRow } from '../route.js';
+
+export const policiesRoutes: RouteRow[] = [];

@@ -1,0 +1,65 @@
+import { GraphQLError } from 'graphql';
+import { authenticate } from '../src/auth/authenticate.js';
+import type { RequestContext } from '../src/context.js';
+import { AppError, toExtensions } from '../src/errors.js';
+import type { Runtime } from '../src/runtime.js';
+
+export type { RequestContext, Runtime };
+
+const contexts = new WeakMap<Request, RequestContext>();
+const requestIds = new WeakMap<Request, { id: string; startedAt: number }>();
+
+const CALLER_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request id: the caller's own x-gateway-request-id when it is sane, else a fresh one. */
+export function requestIdOf(request: Request): { id: string; startedAt: number } {
+  let entry = requestIds.get(request);
+  if (!entry) {
+    const callers = request.headers.get('x-gateway-request-id');
+    entry = {
+      id: callers && CALLER_REQUEST_ID.test(callers) ? callers : crypto.randomUUID(),
+      startedAt: performance.now(),
+    };
+    requestIds.set(request, entry);
+  }
+  return entry;
+}
+
+/** The context built for this request, if authentication got that far. */
+export function contextOf(request: Request): RequestContext | undefined {
+  return contexts.get(request);
+}
+
+/**
+ * Builds the per-request context for both front doors: authenticates (401 before any resolver
+ * runs), forks an EntityManager and a request logger.
+ */
+export async function createRequestContext(runtime: Runtime, request: Request): Promise<RequestContext> {
+  const existing = contexts.get(request);
+  if (existing) return existing;
+  const { id: requestId, startedAt } = requestIdOf(request);
+  let principal;
+  try {
+    principal = await authenticate(runtime, request.headers);
+  } catch (error) {
+    if (error instanceof AppError) {
+      throw new GraphQLError(error.message, {
+        extensions: { ...toExtensions(error), http: { status: error.status } },
+      });
+    }
+    throw error;
+  }
+  const context: RequestContext = {
+    runtime,
+    principal,
+    em: runtime.fork(),
+    requestId,
+    request,
+    startedAt,
+    log: runtime.logger.child({ requestId }),
+    response: { headers: {} },
+    afterResponse: [],
+  };
+  contexts.set(request, context);
+  return context;
+}

@@ -1,0 +1,58 @@
+import { GraphQLError } from 'graphql';
+import { AppError, InternalError, toExtensions, type ErrorExtensions } from '../src/errors.js';
+import type { Logger } from '../src/lib/logger.js';
+
+export type { ErrorExtensions };
+
+/** The AppError behind a GraphQL error, if any (resolver errors arrive wrapped). */
+function appErrorOf(error: unknown): AppError | null {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    if (current instanceof AppError) return current;
+    current = (current as { originalError?: unknown }).originalError;
+  }
+  return null;
+}
+
+/**
+ * Error masking shared by both front doors: an AppError travels with its status, type, param and
+ * code in `extensions`; GraphQL validation errors are the caller's fault (400); anything else is
+ * logged once with its stack and replaced by a 500 that names only the request id.
+ */
+export function maskError(error: unknown, requestId: string, logger: Logger): GraphQLError {
+  const appError = appErrorOf(error);
+  const graphqlError = error instanceof GraphQLError ? error : null;
+  if (appError) {
+    return new GraphQLError(appError.message, {
+      nodes: graphqlError?.nodes,
+      path: graphqlError?.path,
+      extensions: toExtensions(appError) as unknown as Record<string, unknown>,
+    });
+  }
+  if (graphqlError && !graphqlError.originalError) {
+    // Parse, validation and variable-coercion errors: the document is wrong, not the server.
+    return new GraphQLError(graphqlError.message, {
+      nodes: graphqlError.nodes,
+      path: graphqlError.path,
+      extensions: { ...graphqlError.extensions, status: 400, type: 'invalid_request_error', param: null, code: graphqlError.extensions?.code ?? 'graphql_validation_failed' },
+    });
+  }
+  logger.error({ err: graphqlError?.originalError ?? error, requestId }, 'unexpected error');
+  return new GraphQLError(new InternalError(requestId).message, {
+    nodes: graphqlError?.nodes,
+    path: graphqlError?.path,
+    extensions: toExtensions(new InternalError(requestId)) as unknown as Record<string, unknown>,
+  });
+}
+
+export function extensionsOf(error: GraphQLError): ErrorExtensions {
+  const ext = error.extensions as Partial<ErrorExtensions>;
+  return {
+    status: typeof ext.status === 'number' ? ext.status : 500,
+    type: ext.type ?? 'server_error',
+    param: ext.param ?? null,
+    code: ext.code ?? null,
+    headers: ext.headers ?? {},
+    extra: ext.extra ?? {},
+  };
+}

@@ -1,0 +1,14 @@
+import { builder } from './builder.js';
+import './tenancy.js';
+import './integrations.js';
+import './collections.js';
+import './policies.js';
+import './guardrails.js';
+import './runs.js';
+
+/** The whole schema: every domain file registers its types on the builder when imported above. */
+export const schema = builder.toSchema({ sortSchema: true });
+export type { RequestContext, Runtime } from './context.js';
+export { createRequestContext, contextOf, requestIdOf } from './context.js';
+export { maskError, extensionsOf, type ErrorExtensions } from './errors.js';
+export { maskingPlugin } from './masking-plugin.js';

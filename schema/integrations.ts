@@ -1,0 +1,2 @@
+// The integrations domain's GraphQL types and fields register on the builder here.
+export {};

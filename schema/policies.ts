@@ -1,0 +1,2 @@
+// The policies domain's GraphQL types and fields register on the builder here.
+export {};

@@ -1,0 +1,128 @@
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { RequestContext } from './context.js';
+import type { Config } from './config.js';
+import { opsResponse } from './http/ops.js';
+import { createRuntime, startModules, type Runtime, type RuntimeOptions } from './runtime.js';
+import { bootstrap, type BootstrapResult } from './modules/tenancy/bootstrap.js';
+import { contextOf, createRequestContext, maskingPlugin, requestIdOf, schema } from '../schema/index.js';
+import { restPlugin } from '../rest/plugin.js';
+
+export interface App {
+  runtime: Runtime;
+  yoga: YogaServerInstance<Record<string, unknown>, RequestContext>;
+  bootstrapResult: BootstrapResult;
+  /** The app as a fetch handler (tests call it in-process). */
+  fetch(request: Request): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the whole gateway: database, domains, GraphQL (Yoga), the REST layer and operations
+ * endpoints. It listens nowhere: `server.ts` puts it on a port, tests call `fetch`.
+ */
+export async function createApp(config: Config, options: RuntimeOptions = {}): Promise<App> {
+  const runtime = await createRuntime(config, options);
+  const bootstrapResult = await bootstrap(runtime);
+  await startModules(runtime);
+
+  const yoga = createYoga<Record<string, unknown>, RequestContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    logging: false,
+    graphiql: { title: 'Gatehouse', subscriptionsProtocol: 'GRAPHQL_SSE' },
+    context: ({ request }) => createRequestContext(runtime, request),
+    // Masking happens in maskingPlugin, which knows the request id; Yoga's would not.
+    maskedErrors: false,
+    plugins: [
+      edgePlugin(runtime),
+      maskingPlugin(),
+      EnvelopArmorPlugin({
+        maxDepth: { n: config.GRAPHQL_MAX_DEPTH },
+        maxAliases: { n: config.GRAPHQL_MAX_ALIASES },
+        costLimit: { maxCost: config.GRAPHQL_MAX_COST },
+        maxTokens: { n: config.GRAPHQL_MAX_TOKENS },
+        maxDirectives: { n: 50 },
+        blockFieldSuggestion: { enabled: false },
+      }),
+      useGraphQLSSE({ endpoint: '/graphql/stream' }),
+      restPlugin({ runtime, schema }),
+    ],
+  });
+
+  return {
+    runtime,
+    yoga,
+    bootstrapResult,
+    fetch: async (request) => yoga.fetch(request),
+    close: () => runtime.close(),
+  };
+}
+
+/**
+ * What every response shares: the request id, metrics, the body-size limit for /graphql, the
+ * operations endpoints, 404 for paths nobody serves, and headers services set on the context.
+ */
+function edgePlugin(runtime: Runtime): Plugin {
+  const routeOf = new WeakMap<Request, string>();
+  return {
+    async onRequest({ request, url, endResponse }) {
+      requestIdOf(request);
+      const pathname = url.pathname;
+      const ops = await opsResponse(runtime, request, pathname);
+      if (ops) {
+        routeOf.set(request, pathname);
+        return endResponse(ops);
+      }
+      if (pathname.startsWith('/graphql')) {
+        routeOf.set(request, pathname.startsWith('/graphql/stream') ? '/graphql/stream' : '/graphql');
+        const declared = Number(request.headers.get('content-length') ?? NaN);
+        if (declared > runtime.config.BODY_LIMIT_BYTES) {
+          return endResponse(
+            Response.json(
+              { errors: [{ message: `Request body is larger than the limit of ${runtime.config.BODY_LIMIT_BYTES} bytes.`, extensions: { status: 413, type: 'invalid_request_error', code: 'payload_too_large' } }] },
+              { status: 413 },
+            ),
+          );
+        }
+        return;
+      }
+      if (pathname === '/v1' || pathname.startsWith('/v1/')) return;
+      routeOf.set(request, 'unknown');
+      return endResponse(
+        Response.json(
+          { error: { message: `Unknown request URL: ${request.method} ${pathname}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } },
+          { status: 404 },
+        ),
+      );
+    },
+    onResponse({ request, response }) {
+      const { id, startedAt } = requestIdOf(request);
+      response.headers.set('x-gateway-request-id', id);
+      const context = contextOf(request);
+      if (context) {
+        for (const [name, value] of Object.entries(context.response.headers)) {
+          if (!response.headers.has(name)) response.headers.set(name, value);
+        }
+        for (const task of context.afterResponse.splice(0)) {
+          task().catch((error: unknown) => context.log.error({ err: error }, 'after-response task failed'));
+        }
+      }
+      const route = routeOf.get(request) ?? restRouteLabel(new URL(request.url).pathname);
+      const seconds = (performance.now() - startedAt) / 1000;
+      runtime.metrics.observeRequest(route, request.method, response.status, seconds);
+      if (response.status >= 500) runtime.logger.warn({ requestId: id, method: request.method, route, status: response.status }, 'request failed');
+      else runtime.logger.debug({ requestId: id, method: request.method, route, status: response.status, ms: Math.round(seconds * 1000) }, 'request');
+    },
+  };
+}
+
+/** Collapses ids out of a /v1 path so metrics have bounded label values. */
+function restRouteLabel(pathname: string): string {
+  return pathname
+    .split('/')
+    .map((part, i) => (i > 2 && /[0-9]/.test(part) && part.length >= 8 ? ':id' : part))
+    .join('/');
+}

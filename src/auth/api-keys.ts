@@ -1,0 +1,75 @@
+import { randomAlphanumeric } from '../lib/ids.js';
+import { sha256Hex } from '../lib/crypto.js';
+import type { Principal } from './principal.js';
+
+export const API_KEY_PREFIX = 'gk_live_';
+
+/** A fresh key: a recognisable prefix and 40 random alphanumerics (~238 bits). */
+export function generateApiKey(): string {
+  return `${API_KEY_PREFIX}${randomAlphanumeric(40)}`;
+}
+
+export function hashApiKey(key: string): string {
+  return sha256Hex(key);
+}
+
+/** Enough of a key to recognise it in a list without revealing it. */
+export function displayPrefix(key: string): string {
+  return key.slice(0, Math.min(key.length - 4, API_KEY_PREFIX.length + 4));
+}
+
+/**
+ * The API key from the request headers, in the contract's order of precedence:
+ * x-gateway-api-key, x-portkey-api-key, then Authorization: Bearer.
+ */
+export function apiKeyFromHeaders(headers: Headers): string | null {
+  const direct = headers.get('x-gateway-api-key') ?? headers.get('x-portkey-api-key');
+  if (direct && direct.trim()) return direct.trim();
+  const authorization = headers.get('authorization');
+  const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match ? match[1] : null;
+}
+
+interface CacheEntry {
+  principal: Principal | null;
+  expiresAt: number;
+}
+
+/**
+ * Keeps resolved keys in memory so that the steady state costs no database round trip per request.
+ * A revocation in this process takes effect at once (the entry is dropped); in another process
+ * sharing the database it takes effect when the entry expires (API_KEY_CACHE_TTL_MS, default 5 s).
+ * Unknown keys are cached too (as null), so a flood of bad keys does not become a flood of queries.
+ */
+export class ApiKeyCache {
+  private readonly entries = new Map<string, CacheEntry>();
+  private static readonly MAX_ENTRIES = 10_000;
+
+  constructor(private readonly ttlMs: number) {}
+
+  get(hash: string, now: number): Principal | null | undefined {
+    const entry = this.entries.get(hash);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= now) {
+      this.entries.delete(hash);
+      return undefined;
+    }
+    return entry.principal;
+  }
+
+  set(hash: string, principal: Principal | null, now: number): void {
+    if (this.ttlMs === 0) return;
+    if (this.entries.size >= ApiKeyCache.MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(hash, { principal, expiresAt: now + this.ttlMs });
+  }
+
+  forgetKeyId(apiKeyId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.principal?.apiKeyId === apiKeyId) this.entries.delete(hash);
+    }
+  }
+
+  forgetHash(hash: string): void {
+    this.entries.delete(hash);
+  }
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/**
+ * All configuration, read from the environment through one schema. This is the only module that
+ * reads `process.env`; everything else receives a `Config`. Invalid configuration reports every
+ * problem at once, so an operator fixes them in one go.
+ */
+const intFromEnv = (defaultValue: number, min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number().int().min(min).max(max).default(defaultValue);
+
+const schema = z.object({
+  PORT: intFromEnv(8787, 0, 65535),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .default('sqlite:./data/gatehouse.sqlite')
+    .refine((url) => url.startsWith('sqlite:'), {
+      message: 'must start with sqlite: (e.g. sqlite:./data/gatehouse.sqlite or sqlite::memory:)',
+    }),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  GATEWAY_BOOTSTRAP_API_KEY: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .optional(),
+  GATEWAY_SECRET_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)')
+    .optional(),
+  BODY_LIMIT_BYTES: intFromEnv(1024 * 1024, 1),
+  API_KEY_CACHE_TTL_MS: intFromEnv(5000, 0, 600_000),
+  SHUTDOWN_TIMEOUT_MS: intFromEnv(10_000, 0),
+  SSE_KEEPALIVE_MS: intFromEnv(15_000, 100),
+  METRICS_TOKEN: z.string().min(1).optional(),
+  GRAPHQL_MAX_DEPTH: intFromEnv(16, 1),
+  GRAPHQL_MAX_ALIASES: intFromEnv(30, 1),
+  GRAPHQL_MAX_COST: intFromEnv(20_000, 1),
+  GRAPHQL_MAX_TOKENS: intFromEnv(5_000, 1),
+  RUN_CONCURRENCY: intFromEnv(8, 1, 1000),
+  RUN_SWEEP_INTERVAL_MS: intFromEnv(30_000, 100),
+  MODEL_TIMEOUT_MS: intFromEnv(60_000, 100),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): ConfigResult {
+  // Empty strings mean "unset", as shells and .env files commonly produce them.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = schema.safeParse(cleaned);
+  if (parsed.success) return { ok: true, config: parsed.data };
+  return {
+    ok: false,
+    problems: parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'}: ${issue.message}`),
+  };
+}
+
+/** A config for tests and tools: defaults plus overrides, validated like the real thing. */
+export function configFrom(overrides: Record<string, string | number | undefined> = {}): Config {
+  const env = Object.fromEntries(Object.entries(overrides).map(([k, v]) => [k, v === undefined ? undefined : String(v)]));
+  const result = loadConfig(env);
+  if (!result.ok) throw new Error(`Invalid configuration:\n${result.problems.join('\n')}`);
+  return result.config;
+}
+
+/** `sqlite:./data/x.sqlite` → `./data/x.sqlite`; `sqlite::memory:` → `:memory:`. */
+export function sqliteFile(config: Config): string {
+  return config.DATABASE_URL.slice('sqlite:'.length);
+}

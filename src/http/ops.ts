@@ -1,0 +1,29 @@
+import type { Runtime } from '../runtime.js';
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+
+/** Liveness, readiness and metrics: answered without an API key (metrics: unless METRICS_TOKEN is set). */
+export async function opsResponse(runtime: Runtime, request: Request, pathname: string): Promise<Response | undefined> {
+  if (pathname === '/healthz') return json(200, { status: 'ok' });
+  if (pathname === '/readyz') {
+    try {
+      await runtime.fork().getConnection().execute('select 1');
+      return json(200, { status: 'ok', database: 'ok' });
+    } catch (error) {
+      runtime.logger.warn({ err: error }, 'readiness check failed');
+      return json(503, { status: 'unavailable', database: 'unreachable' });
+    }
+  }
+  if (pathname === '/metrics') {
+    const token = runtime.config.METRICS_TOKEN;
+    if (token && request.headers.get('authorization') !== `Bearer ${token}`) {
+      return json(401, { error: { message: 'Metrics need Authorization: Bearer <METRICS_TOKEN>.', type: 'authentication_error', param: null, code: 'invalid_metrics_token' } });
+    }
+    return new Response(await runtime.metrics.registry.metrics(), {
+      status: 200,
+      headers: { 'content-type': runtime.metrics.registry.contentType },
+    });
+  }
+  return undefined;
+}

@@ -1,0 +1,20 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * The key that encrypts secrets at rest (integration keys). From GATEWAY_SECRET_KEY when set;
+ * otherwise generated on first start and kept beside the database with owner-only permissions, so
+ * a zero-configuration install still never stores a provider key in plain text. An in-memory
+ * database gets a throwaway key (nothing outlives the process anyway).
+ */
+export function loadSecretKey(configured: string | undefined, databaseFile: string): Buffer {
+  if (configured) return Buffer.from(configured, 'hex');
+  if (databaseFile === ':memory:') return randomBytes(32);
+  const path = join(dirname(databaseFile), 'secret.key');
+  if (existsSync(path)) return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+}

@@ -1,0 +1,20 @@
+import { collectionsModule } from './collections/collections.module.js';
+import { guardrailsModule } from './guardrails/guardrails.module.js';
+import { integrationsModule } from './integrations/integrations.module.js';
+import type { DomainModule } from './module.js';
+import { policiesModule } from './policies/policies.module.js';
+import { runsModule } from './runs/runs.module.js';
+import { tenancyModule } from './tenancy/tenancy.module.js';
+
+/**
+ * Every domain of the app, in dependency order (a workspace-created hook of a later module may rely
+ * on rows an earlier one made). The entity list is explicit: it is the union of these.
+ */
+export const domainModules: DomainModule[] = [
+  tenancyModule,
+  integrationsModule,
+  collectionsModule,
+  policiesModule,
+  guardrailsModule,
+  runsModule,
+];

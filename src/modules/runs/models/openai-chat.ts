@@ -1,0 +1,314 @@
+/**
+ * Adapter for any OpenAI-compatible `POST /chat/completions` endpoint, always streamed. It maps
+ * the request, turns the SSE chunks into ModelEvents and every upstream failure into a
+ * ModelError whose message is safe to show to API callers.
+ */
+import { z } from 'zod';
+import {
+  TOOL_CALL_ID,
+  ModelError,
+  abortReason,
+  newToolCallId,
+  throwIfAborted,
+  type ChatMessage,
+  type FinishReason,
+  type ModelAdapter,
+  type ModelEvent,
+  type ModelRequest,
+  type ToolCall,
+  type Usage,
+} from './model.js';
+import { countPromptTokens, countTokens, countToolCallTokens } from './tokens.js';
+
+export interface OpenAIChatOptions {
+  /** Up to and including the version segment, e.g. `https://api.openai.com/v1`. */
+  baseUrl: string;
+  apiKey: string;
+  /** Longest wait for the response headers and for each next piece of the stream. */
+  timeoutMs: number;
+  fetch?: typeof fetch;
+}
+
+// Lenient on purpose: compatible servers send nulls and extra keys; only what we read is checked.
+const ToolCallDelta = z.object({
+  index: z.number().int().nonnegative().nullish(),
+  id: z.string().nullish(),
+  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
+});
+const Chunk = z.object({
+  choices: z
+    .array(
+      z.object({
+        delta: z
+          .object({ content: z.string().nullish(), tool_calls: z.array(ToolCallDelta).nullish() })
+          .nullish(),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .nullish(),
+  usage: z
+    .object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number().nullish() })
+    .nullish(),
+  error: z.object({ message: z.string().nullish() }).passthrough().nullish(),
+});
+
+export class OpenAIChatModel implements ModelAdapter {
+  private readonly url: string;
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: OpenAIChatOptions) {
+    this.url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  async *stream(req: ModelRequest): AsyncGenerator<ModelEvent> {
+    throwIfAborted(req.signal);
+    const { apiKey, timeoutMs } = this.options;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+
+    // The timer runs only while we wait on the upstream, never while our consumer is busy.
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waitFor = async <T>(promise: Promise<T>): Promise<T> => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
+      try {
+        return await promise;
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+
+    try {
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      };
+      if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+      const response = await waitFor(
+        this.fetch(this.url, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(toChatCompletionBody(req)),
+          signal: controller.signal,
+        }),
+      );
+      if (!response.ok) throw await httpError(response, apiKey, waitFor);
+      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
+        throw new ModelError('server_error', 'The model provider did not answer with an event stream.');
+      }
+
+      let text = '';
+      const slots: { id: string; name: string; arguments: string }[] = [];
+      let finish: string | null = null;
+      let usage: Usage | null = null;
+      let sawDone = false;
+
+      const reader = response.body.getReader();
+      for await (const data of sseData(() => waitFor(reader.read()))) {
+        if (data === '[DONE]') {
+          sawDone = true;
+          break;
+        }
+        const chunk = parseChunk(data);
+        if (chunk.error) {
+          const detail = safeDetail(chunk.error.message, apiKey);
+          throw new ModelError('server_error', `The model provider reported an error${detail}`);
+        }
+        if (chunk.usage) {
+          const { prompt_tokens, completion_tokens, total_tokens } = chunk.usage;
+          usage = { prompt_tokens, completion_tokens, total_tokens: total_tokens ?? prompt_tokens + completion_tokens };
+        }
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const content = choice.delta?.content;
+        if (content) {
+          text += content;
+          yield { type: 'text_delta', text: content };
+        }
+        // Streamed tool calls arrive in fragments keyed by index: id and name once, arguments in pieces.
+        (choice.delta?.tool_calls ?? []).forEach((part, position) => {
+          const slot = (slots[part.index ?? position] ??= { id: '', name: '', arguments: '' });
+          if (part.id) slot.id = part.id;
+          if (part.function?.name && !slot.name) slot.name = part.function.name;
+          if (part.function?.arguments) slot.arguments += part.function.arguments;
+        });
+        if (choice.finish_reason) finish = choice.finish_reason;
+      }
+      if (!sawDone && finish === null) {
+        throw new ModelError('server_error', 'The model provider closed the stream before the answer was complete.');
+      }
+
+      // Calls cut off by the token limit have partial arguments: the run ends incomplete instead.
+      const calls = finish === 'length' ? [] : assembleCalls(slots);
+      const finishReason: FinishReason = finish === 'length' ? 'length' : calls.length > 0 ? 'tool_calls' : 'stop';
+      if (calls.length > 0) yield { type: 'tool_calls', calls };
+      usage ??= estimateUsage(req.messages, text, calls);
+      yield { type: 'done', finishReason, usage };
+    } catch (error) {
+      if (req.signal?.aborted) throw abortReason(req.signal);
+      if (timedOut) {
+        throw new ModelError('server_error', `The model provider did not respond within ${timeoutMs} ms.`, {
+          cause: error,
+        });
+      }
+      if (error instanceof ModelError) throw error;
+      const code = (error as { cause?: { code?: unknown } })?.cause?.code;
+      throw new ModelError(
+        'server_error',
+        `The model provider could not be reached${typeof code === 'string' ? ` (${code})` : ''}.`,
+        { cause: error },
+      );
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+      // Releases the connection when the consumer stops early; a no-op after a full read.
+      controller.abort();
+    }
+  }
+}
+
+/** The upstream request body. Optional knobs are sent only when set, as the API defaults them. */
+export function toChatCompletionBody(req: ModelRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: req.model,
+    messages: req.messages.map(toWireMessage),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  // tool_choice and parallel_tool_calls without tools are rejected by OpenAI.
+  if (req.tools.length > 0) {
+    body.tools = req.tools.map((t) => ({
+      type: 'function',
+      function: {
+        name: t.name,
+        ...(t.description !== undefined && { description: t.description }),
+        ...(t.parameters !== undefined && { parameters: t.parameters }),
+      },
+    }));
+    body.tool_choice = req.toolChoice;
+    body.parallel_tool_calls = req.parallelToolCalls;
+  }
+  if (req.maxCompletionTokens !== null) body.max_completion_tokens = req.maxCompletionTokens;
+  if (req.temperature !== null) body.temperature = req.temperature;
+  if (req.topP !== null) body.top_p = req.topP;
+  // The run's "auto" is the absence of a format in chat completions; objects pass as they are.
+  const format = req.responseFormat;
+  if (typeof format === 'object' && format !== null && typeof (format as { type?: unknown }).type === 'string') {
+    body.response_format = format;
+  }
+  return body;
+}
+
+function toWireMessage(m: ChatMessage): Record<string, unknown> {
+  if (m.role === 'tool') return { role: 'tool', tool_call_id: m.tool_call_id, content: m.content };
+  if (m.role === 'assistant' && m.tool_calls?.length) {
+    return {
+      role: 'assistant',
+      content: m.content === '' ? null : m.content,
+      tool_calls: m.tool_calls.map((c) => ({
+        id: c.id,
+        type: 'function',
+        function: { name: c.name, arguments: c.arguments },
+      })),
+    };
+  }
+  return { role: m.role, content: m.content };
+}
+
+/** `data:` payloads of an SSE byte stream; comments, `event:` and `id:` lines are ignored. */
+async function* sseData(
+  read: () => Promise<ReadableStreamReadResult<Uint8Array>>,
+): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let data: string[] = [];
+  for (;;) {
+    const { done, value } = await read();
+    buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
+    const lines = buffer.split('\n');
+    buffer = done ? '' : (lines.pop() ?? '');
+    for (const raw of lines) {
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (line === '') {
+        if (data.length > 0) yield data.join('\n');
+        data = [];
+      } else if (line.startsWith('data:')) {
+        data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+      }
+    }
+    if (done) {
+      if (data.length > 0) yield data.join('\n');
+      return;
+    }
+  }
+}
+
+function parseChunk(data: string): z.infer<typeof Chunk> {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    throw new ModelError('server_error', 'The model provider sent a malformed stream (a chunk is not JSON).');
+  }
+  const parsed = Chunk.safeParse(json);
+  if (!parsed.success) {
+    throw new ModelError('server_error', 'The model provider sent a malformed stream (unexpected chunk shape).');
+  }
+  return parsed.data;
+}
+
+function assembleCalls(slots: readonly { id: string; name: string; arguments: string }[]): ToolCall[] {
+  return slots
+    .filter((slot) => slot !== undefined)
+    .map((slot) => {
+      if (!slot.name) throw new ModelError('server_error', 'The model provider sent a tool call without a name.');
+      // Our ids are part of the contract (`call_` + 24 alphanumerics); a foreign id is replaced,
+      // which is safe because the conversation sent back upstream carries our id on both sides.
+      const id = TOOL_CALL_ID.test(slot.id) ? slot.id : newToolCallId();
+      return { id, name: slot.name, arguments: slot.arguments || '{}' };
+    });
+}
+
+function estimateUsage(messages: readonly ChatMessage[], text: string, calls: readonly ToolCall[]): Usage {
+  const prompt = countPromptTokens(messages);
+  const completion = countTokens(text) + countToolCallTokens(calls);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+async function httpError(
+  response: Response,
+  apiKey: string,
+  waitFor: <T>(p: Promise<T>) => Promise<T>,
+): Promise<ModelError> {
+  const { status } = response;
+  if (status === 401 || status === 403) {
+    // Upstream messages about credentials often quote part of the key: say nothing more.
+    return new ModelError('server_error', `The model provider rejected the credentials (HTTP ${status}).`, { status });
+  }
+  let message: string | null | undefined;
+  try {
+    const body = await waitFor(response.text());
+    message = (JSON.parse(body) as { error?: { message?: string } })?.error?.message;
+  } catch {
+    message = undefined;
+  }
+  const detail = safeDetail(message, apiKey);
+  if (status === 429) {
+    return new ModelError('rate_limit_exceeded', `The model provider's rate limit was reached${detail}`, { status });
+  }
+  return new ModelError('server_error', `The model provider answered HTTP ${status}${detail}`, { status });
+}
+
+/** `: <upstream message>` trimmed and with the key removed, or a bare full stop. */
+function safeDetail(message: string | null | undefined, apiKey: string): string {
+  if (typeof message !== 'string' || message.trim() === '') return '.';
+  let text = message.trim();
+  if (apiKey) text = text.split(apiKey).join('[redacted]');
+  if (text.length > 300) text = `${text.slice(0, 300)}…`;
+  return `: ${text}`;
+}

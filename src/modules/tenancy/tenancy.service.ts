@@ -1,0 +1,181 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/api-keys.js';
+import type { Principal } from '../../auth/principal.js';
+import { requireOrganisationKey, resolveWorkspace } from '../../auth/tenancy.js';
+import type { ServiceContext } from '../../context.js';
+import { BadRequestError, ConflictError, NotFoundError, PermissionError } from '../../errors.js';
+import { isUuid, slugify, uuid } from '../../lib/ids.js';
+import type { Runtime } from '../../runtime.js';
+import { ApiKeySchema, type ApiKey, type ApiKeyType } from './api-key.entity.js';
+import { OrganisationSchema, type Organisation } from './organisation.entity.js';
+import { WorkspaceSchema, type Workspace } from './workspace.entity.js';
+
+export const SLUG_PATTERN = /^[a-zA-Z0-9_-]+$/;
+const NAME_MAX = 255;
+
+export function validateName(name: unknown, param = 'name'): string {
+  if (typeof name !== 'string' || !name.trim()) throw new BadRequestError(`'${param}' must be a non-empty string.`, { param });
+  if (name.length > NAME_MAX) throw new BadRequestError(`'${param}' must be at most ${NAME_MAX} characters.`, { param });
+  return name.trim();
+}
+
+/**
+ * Creates a workspace and lets every domain add what a workspace starts with (its default
+ * collection, its access to integrations) in the same transaction: all of it or none of it.
+ */
+export async function insertWorkspace(
+  em: EntityManager,
+  runtime: Runtime,
+  input: { organisationId: string; name: string; slug?: string | null; description?: string | null; isDefault?: boolean },
+): Promise<Workspace> {
+  const name = validateName(input.name);
+  let slug: string;
+  if (input.slug != null) {
+    if (!SLUG_PATTERN.test(input.slug) || input.slug.length > 64 || isUuid(input.slug)) {
+      throw new BadRequestError("'slug' must be 1–64 letters, digits, '-' or '_' (and not a UUID).", { param: 'slug' });
+    }
+    slug = input.slug;
+    if (await em.count(WorkspaceSchema, { organisationId: input.organisationId, slug })) {
+      throw new ConflictError(`A workspace with slug '${slug}' already exists.`, { param: 'slug' });
+    }
+  } else {
+    slug = await uniqueWorkspaceSlug(em, input.organisationId, slugify(name, 'workspace'));
+  }
+  const now = runtime.clock.now();
+  const workspace = em.create(WorkspaceSchema, {
+    id: uuid(),
+    organisationId: input.organisationId,
+    slug,
+    name,
+    description: input.description ?? null,
+    isDefault: input.isDefault ?? false,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await em.flush();
+  for (const module of runtime.modules) await module.onWorkspaceCreated?.(em, workspace, runtime);
+  await em.flush();
+  runtime.pubsub.publish(`workspaceEvents:${input.organisationId}`, { type: 'created', workspaceId: workspace.id });
+  return workspace;
+}
+
+async function uniqueWorkspaceSlug(em: EntityManager, organisationId: string, base: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    if (!(await em.count(WorkspaceSchema, { organisationId, slug: candidate }))) return candidate;
+  }
+}
+
+export async function createWorkspace(
+  ctx: ServiceContext,
+  input: { name: string; slug?: string | null; description?: string | null },
+): Promise<Workspace> {
+  requireOrganisationKey(ctx.principal, 'create workspaces');
+  return ctx.em.transactional((em) => insertWorkspace(em, ctx.runtime, { ...input, organisationId: ctx.principal.organisationId }));
+}
+
+export async function listWorkspaces(ctx: ServiceContext): Promise<Workspace[]> {
+  const where = ctx.principal.workspaceId
+    ? { id: ctx.principal.workspaceId }
+    : { organisationId: ctx.principal.organisationId };
+  return ctx.em.find(WorkspaceSchema, where, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+export async function getWorkspace(ctx: ServiceContext, idOrSlug: string): Promise<Workspace> {
+  return resolveWorkspace(ctx.em, ctx.principal, idOrSlug, 'id');
+}
+
+export async function getOrganisation(ctx: ServiceContext): Promise<Organisation> {
+  const organisation = await ctx.em.findOne(OrganisationSchema, { id: ctx.principal.organisationId });
+  if (!organisation) throw new NotFoundError('Organisation not found.');
+  return organisation;
+}
+
+export async function getApiKeyRecord(ctx: ServiceContext, id: string): Promise<ApiKey> {
+  const record = isUuid(id) ? await ctx.em.findOne(ApiKeySchema, { id: id.toLowerCase() }) : null;
+  if (!record || !canManageKey(ctx.principal, record)) {
+    throw new NotFoundError(`No API key found with id '${id}'.`, { param: 'id' });
+  }
+  return record;
+}
+
+function canManageKey(principal: Principal, record: ApiKey): boolean {
+  if (record.organisationId !== principal.organisationId) return false;
+  return principal.workspaceId === null || record.workspaceId === principal.workspaceId;
+}
+
+export interface CreatedApiKey {
+  record: ApiKey;
+  /** The secret, returned this once. */
+  key: string;
+}
+
+export async function insertApiKey(
+  em: EntityManager,
+  runtime: Runtime,
+  input: { organisationId: string; workspaceId: string | null; type: ApiKeyType; name: string; key?: string },
+): Promise<CreatedApiKey> {
+  const key = input.key ?? generateApiKey();
+  const record = em.create(ApiKeySchema, {
+    id: uuid(),
+    organisationId: input.organisationId,
+    workspaceId: input.workspaceId,
+    type: input.type,
+    name: input.name,
+    keyHash: hashApiKey(key),
+    keyPrefix: displayPrefix(key),
+    status: 'active',
+    createdAt: runtime.clock.now(),
+    revokedAt: null,
+    lastUsedAt: null,
+  });
+  await em.flush();
+  runtime.apiKeys.forgetHash(record.keyHash);
+  return { record, key };
+}
+
+export async function createApiKey(
+  ctx: ServiceContext,
+  input: { name: string; type: ApiKeyType; workspaceId?: string | null },
+): Promise<CreatedApiKey> {
+  const name = validateName(input.name);
+  if (input.type === 'organisation') {
+    requireOrganisationKey(ctx.principal, 'create organisation API keys');
+    if (input.workspaceId) {
+      throw new BadRequestError("'workspace_id' is only for workspace keys.", { param: 'workspace_id' });
+    }
+    return insertApiKey(ctx.em, ctx.runtime, { organisationId: ctx.principal.organisationId, workspaceId: null, type: 'organisation', name });
+  }
+  if (input.type !== 'workspace') {
+    throw new BadRequestError("'type' must be one of 'organisation', 'workspace'.", { param: 'type' });
+  }
+  const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId ?? null);
+  return insertApiKey(ctx.em, ctx.runtime, {
+    organisationId: ctx.principal.organisationId,
+    workspaceId: workspace.id,
+    type: 'workspace',
+    name,
+  });
+}
+
+export async function listApiKeys(ctx: ServiceContext): Promise<ApiKey[]> {
+  const where = ctx.principal.workspaceId
+    ? { organisationId: ctx.principal.organisationId, workspaceId: ctx.principal.workspaceId }
+    : { organisationId: ctx.principal.organisationId };
+  return ctx.em.find(ApiKeySchema, where, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+export async function revokeApiKey(ctx: ServiceContext, id: string): Promise<ApiKey> {
+  const record = await getApiKeyRecord(ctx, id);
+  if (record.type === 'organisation' && ctx.principal.type !== 'organisation') {
+    throw new PermissionError('A workspace API key cannot revoke organisation API keys.', { code: 'permission_denied' });
+  }
+  if (record.status !== 'revoked') {
+    record.status = 'revoked';
+    record.revokedAt = ctx.runtime.clock.now();
+    await ctx.em.flush();
+  }
+  ctx.runtime.apiKeys.forgetKeyId(record.id);
+  ctx.runtime.apiKeys.forgetHash(record.keyHash);
+  return record;
+}

@@ -1,0 +1,137 @@
+// Which requests a usage-limits policy applies to (`conditions`) and which bucket a request counts
+// against (`group_by`). Pure functions over a flat request context, so the same rules serve the
+// control plane (validation at write time) and the data plane (matching per request).
+
+/** What the data plane knows about a request when it checks and records usage. */
+export interface UsageRequest {
+  workspaceId: string;
+  apiKeyId: string;
+  virtualKey: string;
+  model: string;
+  metadata: Record<string, string>;
+}
+
+export interface Condition {
+  key: string;
+  value: string;
+}
+
+export interface GroupByKey {
+  key: string;
+}
+
+/** A rejected input: `param` is the wire path (`conditions[1].key`) for the 400 envelope. */
+export interface ValidationIssue {
+  param: string;
+  message: string;
+}
+
+export const FIXED_KEYS = ['workspace_id', 'api_key', 'virtual_key', 'model'] as const;
+export const METADATA_PREFIX = 'metadata.';
+/** Value meaning "any value, or none at all". */
+export const WILDCARD = '*';
+// Same bound as run metadata keys: a longer name could never be present on a request.
+const MAX_METADATA_NAME = 64;
+const ALLOWED_KEYS_TEXT = `${FIXED_KEYS.join(', ')}, ${METADATA_PREFIX}<name>`;
+
+/** Null when `key` is allowed, else why not. */
+function keyProblem(key: string): string | null {
+  if ((FIXED_KEYS as readonly string[]).includes(key)) return null;
+  if (key.startsWith(METADATA_PREFIX)) {
+    const name = key.slice(METADATA_PREFIX.length);
+    if (name.length === 0) return `'${key}' needs a metadata name after '${METADATA_PREFIX}'.`;
+    if (name.length > MAX_METADATA_NAME) return `Metadata name in '${key}' is longer than ${MAX_METADATA_NAME} characters.`;
+    return null;
+  }
+  return `Unsupported key '${key}'. Allowed keys: ${ALLOWED_KEYS_TEXT}.`;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Shared shape checks: a non-empty array of objects whose `key` is allowed and unique. Duplicate
+ * keys are refused in both lists: under all-must-match, two conditions on one key are redundant
+ * or can never match (a silently inert policy), and a repeated group_by key only lengthens the
+ * value key.
+ */
+function validateKeyedList(list: unknown, param: string, what: string, extra: (item: Record<string, unknown>, at: string) => ValidationIssue[]): ValidationIssue[] {
+  if (!Array.isArray(list)) return [{ param, message: `${param} must be an array of ${what}.` }];
+  if (list.length === 0) return [{ param, message: `${param} must have at least one item.` }];
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  list.forEach((item: unknown, i) => {
+    const at = `${param}[${i}]`;
+    if (!isRecord(item)) {
+      issues.push({ param: at, message: `${at} must be an object.` });
+      return;
+    }
+    if (typeof item.key !== 'string') {
+      issues.push({ param: `${at}.key`, message: `${at}.key must be a string.` });
+    } else {
+      const problem = keyProblem(item.key);
+      if (problem) issues.push({ param: `${at}.key`, message: problem });
+      else if (seen.has(item.key)) issues.push({ param: `${at}.key`, message: `Duplicate key '${item.key}' in ${param}.` });
+      seen.add(item.key);
+    }
+    issues.push(...extra(item, at));
+  });
+  return issues;
+}
+
+/** All problems in a `conditions` list, in input order; empty when valid. */
+export function validateConditions(list: unknown, param = 'conditions'): ValidationIssue[] {
+  return validateKeyedList(list, param, '{key, value} objects', (item, at) => {
+    if (typeof item.value !== 'string' || item.value.length === 0) {
+      return [{ param: `${at}.value`, message: `${at}.value must be a non-empty string (use '${WILDCARD}' for any value).` }];
+    }
+    return [];
+  });
+}
+
+/** All problems in a `group_by` list, in input order; empty when valid. */
+export function validateGroupBy(list: unknown, param = 'group_by'): ValidationIssue[] {
+  return validateKeyedList(list, param, '{key} objects', () => []);
+}
+
+/**
+ * The request's value for an allowed key; undefined for an absent metadata name or unknown key.
+ * Metadata is read with hasOwn so a name like `constructor` never resolves to an inherited property.
+ */
+export function requestValue(key: string, req: UsageRequest): string | undefined {
+  switch (key) {
+    case 'workspace_id': return req.workspaceId;
+    case 'api_key': return req.apiKeyId;
+    case 'virtual_key': return req.virtualKey;
+    case 'model': return req.model;
+  }
+  if (!key.startsWith(METADATA_PREFIX)) return undefined;
+  const name = key.slice(METADATA_PREFIX.length);
+  return Object.hasOwn(req.metadata, name) ? req.metadata[name] : undefined;
+}
+
+/**
+ * True when every condition matches (AND). Comparison is exact and case-sensitive. `*` matches
+ * any value including an absent one, so `*` always means "no constraint on this key"; any other
+ * value never matches an absent key (nor an empty one: condition values are non-empty). Unknown keys never match (validation refuses them earlier;
+ * failing closed here keeps a bad stored row from applying a policy to everything).
+ */
+export function matches(conditions: readonly Condition[], req: UsageRequest): boolean {
+  return conditions.every((c) => {
+    if (keyProblem(c.key) !== null) return false;
+    if (c.value === WILDCARD) return true;
+    return requestValue(c.key, req) === c.value;
+  });
+}
+
+// Percent-escape only the characters that structure a value key ('%' first so escaping is
+// reversible): `api_key:a|model:b` can then never be produced by a single crafted value.
+const escapePart = (s: string): string => s.replace(/%/g, '%25').replace(/:/g, '%3A').replace(/\|/g, '%7C');
+
+/**
+ * The bucket's value key: `key:value` pairs in group_by order, joined with `|`, e.g.
+ * `api_key:<id>|metadata.user:alice`. A request lacking a grouped value gets `key:` (as does an
+ * empty value), so all such requests share one bucket: still limited, not escaping the policy.
+ */
+export function valueKey(groupBy: readonly GroupByKey[], req: UsageRequest): string {
+  return groupBy.map(({ key }) => `${escapePart(key)}:${escapePart(requestValue(key, req) ?? '')}`).join('|');
+}

@@ -1,0 +1,50 @@
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { loadConfig } from './config.js';
+
+/** The only file that listens: configuration from the environment, the app on a port, signals. */
+const loaded = loadConfig();
+if (!loaded.ok) {
+  console.error(`Gatehouse cannot start: the configuration is invalid.\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
+  process.exit(1);
+}
+const config = loaded.config;
+const app = await createApp(config, { processMetrics: true });
+const log = app.runtime.logger;
+
+if (app.bootstrapResult.generatedKey) {
+  // Printed once, on the first start only: the key is stored hashed and cannot be shown again.
+  console.log(`\nGatehouse created your first organisation API key (shown only this once):\n\n  ${app.bootstrapResult.generatedKey}\n\nSend it as the x-gateway-api-key header.\n`);
+}
+
+const server = createServer(app.yoga);
+server.listen(config.PORT, config.HOST, () => {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  log.info({ host: config.HOST, port }, `Gatehouse listening on http://${config.HOST}:${port} (GraphQL at /graphql, REST at /v1)`);
+});
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+  const timer = setTimeout(() => {
+    log.warn('shutdown timed out: closing remaining connections');
+    server.closeAllConnections();
+  }, config.SHUTDOWN_TIMEOUT_MS);
+  timer.unref();
+  // Stop accepting; idle keep-alive sockets close now, busy ones when their response ends.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  // Open SSE streams end now (they would otherwise never finish), then in-flight requests drain.
+  app.runtime.beginShutdown();
+  await closed;
+  clearTimeout(timer);
+  // Background work stops, then the database closes.
+  await app.close();
+  log.info('stopped');
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
