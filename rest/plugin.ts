@@ -64,6 +64,11 @@ async function handle(
     return graphQLErrorResponse(maskError(error, requestId, runtime.logger));
   }
 
+  const refusal = row.precheck?.({ params, headers: request.headers });
+  if (refusal) {
+    return errorResponse(refusal.status, { message: refusal.message, type: refusal.type ?? 'invalid_request_error', param: refusal.param ?? null, code: refusal.code });
+  }
+
   const rawBody = await readJsonBody(request, runtime.config.BODY_LIMIT_BYTES);
   if (rawBody instanceof Response) return rawBody;
 

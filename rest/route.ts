@@ -10,6 +10,14 @@ export interface RestInput<Body = any, Query = any> {
   headers: Headers;
 }
 
+export interface RestRefusal {
+  status: number;
+  message: string;
+  type?: string;
+  param?: string | null;
+  code: string;
+}
+
 /** One SSE event produced from one subscription payload. */
 export interface SseEvent {
   event: string;
@@ -26,6 +34,11 @@ export interface RouteRow {
   /** `/v1/...` with `:name` parameters. */
   path: string;
   operation: string;
+  /**
+   * A check of the request before its body is validated (after authentication), e.g. a required
+   * header; returning a value answers with that error instead of running the operation.
+   */
+  precheck?: (input: Pick<RestInput, 'params' | 'headers'>) => RestRefusal | null;
   body?: ZodType;
   query?: ZodType;
   variables?: (input: RestInput) => Record<string, unknown>;

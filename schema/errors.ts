@@ -29,6 +29,10 @@ export function maskError(error: unknown, requestId: string, logger: Logger): Gr
       extensions: toExtensions(appError) as unknown as Record<string, unknown>,
     });
   }
+  if (graphqlError && !graphqlError.originalError && typeof graphqlError.extensions?.status === 'number') {
+    // Already carries an AppError's extensions (e.g. authentication, raised while building the context).
+    return graphqlError;
+  }
   if (graphqlError && !graphqlError.originalError) {
     // Parse, validation and variable-coercion errors: the document is wrong, not the server.
     return new GraphQLError(graphqlError.message, {

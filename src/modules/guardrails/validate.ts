@@ -36,7 +36,8 @@ function describeIssue(issue: z.ZodIssue): string {
     const article = /^[aeiou]/.test(issue.expected) ? 'an' : 'a';
     return `must be ${article} ${issue.expected} (got ${issue.received})`;
   }
-  return issue.message;
+  // zod's "Number must be greater than or equal to 1" reads well after the param once the noun goes.
+  return issue.message.replace(/^(Number|String|Array) must/, 'must');
 }
 
 /** The first zod issue as a failure: one clear problem at a time, like the rest of the API. */

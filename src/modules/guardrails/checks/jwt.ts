@@ -44,10 +44,13 @@ const fail = (explanation: string, data: Record<string, unknown> = {}, error?: s
   ...(error ? { error } : {}),
 });
 
+const codeOf = (e: unknown) => (e as { code?: string }).code;
+
 function reason(e: unknown, header: ProtectedHeaderParameters, p: JwtParams): string {
-  const err = e as { code?: string; claim?: string; reason?: string };
-  switch (err.code) {
+  switch (codeOf(e)) {
     case 'ERR_JWT_EXPIRED':
+      // jose reports maxTokenAge as an expiry of the "iat" claim.
+      if ((e as { claim?: string }).claim === 'iat') return `token issued more than maxTokenAge (${p.maxTokenAge}) ago`;
       return `token expired (beyond the ${p.clockTolerance} s clock tolerance)`;
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
       return `algorithm "${header.alg}" is not allowed (allowed: ${p.algorithms.join(', ')})`;
@@ -55,9 +58,6 @@ function reason(e: unknown, header: ProtectedHeaderParameters, p: JwtParams): st
       return 'signature verification failed';
     case 'ERR_JWKS_NO_MATCHING_KEY':
       return `no key in the JWKS matches the token (kid ${header.kid ? `"${header.kid}"` : 'absent'}, alg "${header.alg}")`;
-    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      if (err.claim === 'iat' && err.reason === 'check_failed') return `token issued more than maxTokenAge (${p.maxTokenAge}) ago`;
-      return errorMessage(e);
     default:
       return errorMessage(e);
   }
@@ -94,24 +94,25 @@ export const jwt = defineCheck('default.jwt', parameters, async (p, ctx, opts) =
     currentDate: opts.clock?.now(),
   };
   const verify = (entry: JwksEntry) => jwtVerify(token, entry.getKey, verifyOptions);
+  const rejected = (e: unknown) => fail(`JWT rejected: ${reason(e, header, p)}.`, { code: codeOf(e), alg: header.alg, kid: header.kid });
 
   let payload: JWTPayload;
   try {
     payload = (await verify(keys)).payload;
   } catch (e) {
-    if ((e as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY') return fail(`JWT rejected: ${reason(e, header, p)}.`, { code: (e as { code?: string }).code, alg: header.alg, kid: header.kid });
+    if (codeOf(e) !== 'ERR_JWKS_NO_MATCHING_KEY') return rejected(e);
     // Unknown kid: the issuer may have rotated keys since we fetched. One rate-limited refetch.
     let fresh: JwksEntry | undefined;
     try {
       fresh = await cache.refreshAfterMiss(p.jwksUri, keys);
     } catch (refreshError) {
-      return fail(`JWT rejected: ${reason(e, header, p)}; refreshing the JWKS failed (${errorMessage(refreshError)}).`, { code: 'ERR_JWKS_NO_MATCHING_KEY', kid: header.kid }, 'jwks_unavailable');
+      return fail(`JWT rejected: ${reason(e, header, p)}; refreshing the JWKS failed (${errorMessage(refreshError)}).`, { code: codeOf(e), kid: header.kid }, 'jwks_unavailable');
     }
-    if (!fresh) return fail(`JWT rejected: ${reason(e, header, p)}.`, { code: 'ERR_JWKS_NO_MATCHING_KEY', kid: header.kid });
+    if (!fresh) return rejected(e);
     try {
       payload = (await verify(fresh)).payload;
     } catch (e2) {
-      return fail(`JWT rejected: ${reason(e2, header, p)}.`, { code: (e2 as { code?: string }).code, alg: header.alg, kid: header.kid });
+      return rejected(e2);
     }
   }
   return {

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeActions, validateChecks } from '../../../src/modules/guardrails/validate.js';
+
+const jwtParams = { jwksUri: 'https://issuer.example/.well-known/jwks.json', headerKey: 'Authorization' };
+
+describe('validateChecks', () => {
+  it('normalises entries: is_enabled defaults to true, parameter defaults applied, unknown keys dropped', () => {
+    const result = validateChecks([
+      { id: 'default.jwt', name: 'JWT', parameters: { ...jwtParams, extra: 1 } },
+      { id: 'default.wordCount', is_enabled: false, parameters: { maxWords: 10 } },
+      { id: 'default.alluppercase' },
+    ]);
+    expect(result).toEqual({
+      ok: true,
+      checks: [
+        {
+          id: 'default.jwt',
+          name: 'JWT',
+          is_enabled: true,
+          parameters: { ...jwtParams, cacheMaxAge: 86400, clockTolerance: 5, maxTokenAge: '1d', algorithms: ['RS256'] },
+        },
+        { id: 'default.wordCount', is_enabled: false, parameters: { minWords: 0, maxWords: 10, not: false } },
+        { id: 'default.alluppercase', is_enabled: true, parameters: { not: false } },
+      ],
+    });
+  });
+
+  it.each([
+    [[], 'checks', 'Invalid checks: must contain at least one check.'],
+    [[null], 'checks[0]', 'Invalid checks[0]: must be an object.'],
+    [[{ parameters: {} }], 'checks[0].id', 'Invalid checks[0].id: is required.'],
+    [
+      [{ id: 'default.alluppercase' }, { id: 'default.nope' }],
+      'checks[1].id',
+      expect.stringMatching(/^Invalid checks\[1\]\.id: unknown check "default\.nope"\. Known checks: default\.jwt, /),
+    ],
+    [[{ id: 'default.alluppercase', name: 3 }], 'checks[0].name', 'Invalid checks[0].name: must be a string.'],
+    [[{ id: 'default.alluppercase', is_enabled: 'yes' }], 'checks[0].is_enabled', 'Invalid checks[0].is_enabled: must be a boolean.'],
+    [[{ id: 'default.alluppercase', parameters: [] }], 'checks[0].parameters', 'Invalid checks[0].parameters: must be an object.'],
+  ])('rejects %j at %s', (checks, param, message) => {
+    expect(validateChecks(checks)).toEqual({ ok: false, param, message });
+  });
+
+  it('rejects a non-array', () => {
+    expect(validateChecks({})).toEqual({ ok: false, param: 'checks', message: 'Invalid checks: must be an array.' });
+  });
+
+  it.each([
+    [{ headerKey: 'Authorization' }, 'checks[0].parameters.jwksUri', 'Invalid checks[0].parameters.jwksUri: is required.'],
+    [{ ...jwtParams, jwksUri: 'not a url' }, 'checks[0].parameters.jwksUri', 'Invalid checks[0].parameters.jwksUri: must be an absolute http or https URL.'],
+    [{ ...jwtParams, jwksUri: 'file:///etc/passwd' }, 'checks[0].parameters.jwksUri', 'Invalid checks[0].parameters.jwksUri: must be an absolute http or https URL.'],
+    [{ ...jwtParams, headerKey: 'bad header' }, 'checks[0].parameters.headerKey', 'Invalid checks[0].parameters.headerKey: must be an HTTP header name.'],
+    [{ ...jwtParams, cacheMaxAge: '60' }, 'checks[0].parameters.cacheMaxAge', 'Invalid checks[0].parameters.cacheMaxAge: must be a number (got string).'],
+    [{ ...jwtParams, clockTolerance: 1.5 }, 'checks[0].parameters.clockTolerance', 'Invalid checks[0].parameters.clockTolerance: must be an integer (got float).'],
+    [{ ...jwtParams, maxTokenAge: '1 week' }, 'checks[0].parameters.maxTokenAge', 'Invalid checks[0].parameters.maxTokenAge: must be a duration such as 30s, 15m, 2h or 1d.'],
+    [{ ...jwtParams, algorithms: ['RS256', 'none'] }, 'checks[0].parameters.algorithms[1]', expect.stringMatching(/^Invalid checks\[0\]\.parameters\.algorithms\[1\]: must be one of RS256, /)],
+    [{ ...jwtParams, algorithms: ['HS256'] }, 'checks[0].parameters.algorithms[0]', expect.stringContaining('must be one of')],
+    [{ ...jwtParams, cacheMaxAge: 0 }, 'checks[0].parameters.cacheMaxAge', 'Invalid checks[0].parameters.cacheMaxAge: must be greater than or equal to 1.'],
+    [{ ...jwtParams, algorithms: [] }, 'checks[0].parameters.algorithms', 'Invalid checks[0].parameters.algorithms: must list at least one algorithm.'],
+  ])('default.jwt parameters %j → %s', (parameters, param, message) => {
+    expect(validateChecks([{ id: 'default.jwt', parameters }])).toEqual({ ok: false, param, message });
+  });
+
+  it('rejects a regex that does not compile', () => {
+    expect(validateChecks([{ id: 'default.alluppercase' }, { id: 'default.regexMatch', parameters: { rule: 'a(b' } }])).toEqual({
+      ok: false,
+      param: 'checks[1].parameters.rule',
+      message: 'Invalid checks[1].parameters.rule: is not a valid regular expression: Invalid regular expression: /a(b/: Unterminated group.',
+    });
+    expect(validateChecks([{ id: 'default.regexMatch', parameters: {} }])).toMatchObject({ param: 'checks[0].parameters.rule', message: 'Invalid checks[0].parameters.rule: is required.' });
+  });
+
+  it('rejects an invalid JSON schema', () => {
+    const bad = validateChecks([{ id: 'default.jsonSchema', parameters: { schema: { type: 'strin' } } }]);
+    expect(bad).toMatchObject({ ok: false, param: 'checks[0].parameters.schema' });
+    expect(bad.ok === false && bad.message).toMatch(/^Invalid checks\[0\]\.parameters\.schema: is not a valid JSON schema: schema is invalid: data\/type must be equal to one of the allowed values/);
+    expect(validateChecks([{ id: 'default.jsonSchema', parameters: { schema: { $ref: '#/definitions/missing' } } }])).toMatchObject({
+      ok: false,
+      param: 'checks[0].parameters.schema',
+    });
+    expect(validateChecks([{ id: 'default.jsonSchema', parameters: { schema: 'object' } }])).toMatchObject({ param: 'checks[0].parameters.schema' });
+    expect(validateChecks([{ id: 'default.jsonSchema', parameters: { schema: { type: 'object', example: {} } } }])).toMatchObject({ ok: true });
+  });
+
+  it('rejects bad text-check parameters with their path', () => {
+    expect(validateChecks([{ id: 'default.wordCount', parameters: { minWords: 5, maxWords: 2 } }])).toEqual({
+      ok: false,
+      param: 'checks[0].parameters.maxWords',
+      message: 'Invalid checks[0].parameters.maxWords: must be greater than or equal to minWords (5).',
+    });
+    expect(validateChecks([{ id: 'default.contains', parameters: { words: ['a'], operator: 'some' } }])).toMatchObject({ param: 'checks[0].parameters.operator' });
+    expect(validateChecks([{ id: 'default.contains', parameters: { words: [] } }])).toEqual({
+      ok: false,
+      param: 'checks[0].parameters.words',
+      message: 'Invalid checks[0].parameters.words: must list at least one word or phrase.',
+    });
+    expect(validateChecks([{ id: 'default.jsonKeys', parameters: { keys: ['a', 2] } }])).toMatchObject({ param: 'checks[0].parameters.keys[1]' });
+    expect(validateChecks([{ id: 'default.endsWith', parameters: { suffix: '' } }])).toMatchObject({ param: 'checks[0].parameters.suffix' });
+    expect(validateChecks([{ id: 'default.modelWhitelist', parameters: { models: 'gpt-4o' } }])).toMatchObject({ param: 'checks[0].parameters.models' });
+    expect(validateChecks([{ id: 'default.requiredMetadataKeys', parameters: { metadataKeys: ['a'], operator: 'most' } }])).toMatchObject({
+      param: 'checks[0].parameters.operator',
+    });
+    expect(validateChecks([{ id: 'default.validUrls', parameters: { not: 'no' } }])).toMatchObject({ param: 'checks[0].parameters.not' });
+  });
+});
+
+describe('normalizeActions', () => {
+  const defaults = {
+    deny: false,
+    async: false,
+    on_success: { feedback: { value: 5, weight: 1, metadata: '' } },
+    on_fail: { feedback: { value: -5, weight: 1, metadata: '' } },
+  };
+
+  it('applies CONTRACT §8 defaults', () => {
+    expect(normalizeActions()).toEqual({ ok: true, actions: defaults });
+    expect(normalizeActions(null)).toEqual({ ok: true, actions: defaults });
+    expect(normalizeActions({ deny: true, on_fail: { feedback: { value: -10 } } })).toEqual({
+      ok: true,
+      actions: { ...defaults, deny: true, on_fail: { feedback: { value: -10, weight: 1, metadata: '' } } },
+    });
+  });
+
+  it('reports the offending field', () => {
+    expect(normalizeActions({ deny: 'yes' })).toEqual({ ok: false, param: 'actions.deny', message: 'Invalid actions.deny: must be a boolean (got string).' });
+    expect(normalizeActions({ async: 1 })).toMatchObject({ ok: false, param: 'actions.async' });
+    expect(normalizeActions({ on_success: { feedback: { weight: 'heavy' } } })).toMatchObject({ ok: false, param: 'actions.on_success.feedback.weight' });
+    expect(normalizeActions({ on_fail: { feedback: { metadata: 3 } } })).toMatchObject({ ok: false, param: 'actions.on_fail.feedback.metadata' });
+    expect(normalizeActions('deny')).toMatchObject({ ok: false, param: 'actions' });
+  });
+});
