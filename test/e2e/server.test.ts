@@ -1,0 +1,76 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-server-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+function start(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number | null> } {
+  // Only PATH and HOME from the test's environment: the server gets zero configuration otherwise.
+  const child = spawn(tsx, [join(root, 'src', 'server.ts')], { cwd, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? cwd, ...env } });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+async function waitFor(predicate: () => boolean, ms = 20_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('the server process', () => {
+  it('starts with zero configuration, prints the first key once, serves, and stops gracefully on SIGTERM', async () => {
+    const server = start({ PORT: '0' });
+    await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(server.output()));
+    const port = Number(server.output().match(/127\.0\.0\.1:(\d+)/)![1]);
+    const key = server.output().match(/(gk_live_[A-Za-z0-9]{40})/)![1];
+    expect(existsSync(join(cwd, 'data', 'gatehouse.sqlite'))).toBe(true);
+    const base = `http://127.0.0.1:${port}`;
+    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const list = await fetch(`${base}/v1/admin/workspaces`, { headers: { 'x-gateway-api-key': key } });
+    expect(list.status).toBe(200);
+
+    // An open event stream must not keep the process from stopping.
+    const stream = await fetch(`${base}/graphql/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-gateway-api-key': key },
+      body: JSON.stringify({ query: 'subscription { workspaceEvents { type } }' }),
+    });
+    expect(stream.status).toBe(200);
+    const reading = (async () => {
+      const reader = stream.body!.getReader();
+      for (;;) if ((await reader.read()).done) return 'ended';
+    })();
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(await reading).toBe('ended');
+    expect(server.output()).toContain('"msg":"stopped"');
+
+    // A restart keeps the data and never prints a key again.
+    const again = start({ PORT: '0' });
+    await waitFor(() => /listening on/.test(again.output()));
+    const port2 = Number(again.output().match(/127\.0\.0\.1:(\d+)/)![1]);
+    expect(again.output()).not.toMatch(/gk_live_/);
+    expect((await fetch(`http://127.0.0.1:${port2}/v1/admin/workspaces`, { headers: { 'x-gateway-api-key': key } })).status).toBe(200);
+    again.child.kill('SIGINT');
+    expect(await again.exited).toBe(0);
+  }, 60_000);
+
+  it('refuses to start on invalid configuration, listing every problem, exit code 1', async () => {
+    const server = start({ PORT: 'x', LOG_LEVEL: 'chatty' });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain('configuration is invalid');
+    expect(server.output()).toContain('PORT');
+    expect(server.output()).toContain('LOG_LEVEL');
+  }, 30_000);
+});
