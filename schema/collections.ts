@@ -1,2 +1,290 @@
-// The collections domain's GraphQL types and fields register on the builder here.
-export {};
+import {
+  ancestorsOf,
+  childCollectionsOf,
+  collectionDetailsOf,
+  collectionsByIds,
+  promptsOf,
+  promptVersionsOf,
+  workspacesByIds,
+  type CollectionDetails,
+} from '../src/modules/collections/collection-loaders.js';
+import type { Collection } from '../src/modules/collections/collection.entity.js';
+import * as collections from '../src/modules/collections/collections.service.js';
+import type { PromptVersion } from '../src/modules/collections/prompt-version.entity.js';
+import type { Prompt } from '../src/modules/collections/prompt.entity.js';
+import * as prompts from '../src/modules/collections/prompts.service.js';
+import { NotFoundError } from '../src/errors.js';
+import { builder } from './builder.js';
+import { WorkspaceRef } from './tenancy.js';
+
+/*
+ * Every relation of a collection is a dataloader field: one query per level and relation, however
+ * many collections the level holds (the loaders live in collection-loaders.ts).
+ */
+
+export const CollectionStatusEnum = builder.enumType('CollectionStatus', {
+  description: 'Archived collections keep their data but leave every tree and count.',
+  values: { active: { description: 'In use.' }, archived: { description: 'Archived (with everything under it).' } } as const,
+});
+
+export const PromptStatusEnum = builder.enumType('PromptStatus', {
+  description: 'Archived prompts are not listed or counted.',
+  values: { active: { description: 'In use.' }, archived: { description: 'Archived.' } } as const,
+});
+
+const CollectionDetailsRef = builder.objectRef<CollectionDetails>('CollectionDetails').implement({
+  description: 'Computed from live data: direct, non-archived children and prompts of a collection.',
+  fields: (t) => ({
+    childCollectionsCount: t.exposeInt('childCollectionsCount', { description: 'Direct child collections.' }),
+    promptsCount: t.exposeInt('promptsCount', { description: 'Prompts directly in the collection.' }),
+    childCollectionsLastUpdatedAt: t.expose('childCollectionsLastUpdatedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Latest change of a direct child collection; null without children.',
+    }),
+    promptsLastUpdatedAt: t.expose('promptsLastUpdatedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Latest change of a prompt of the collection; null without prompts.',
+    }),
+  }),
+});
+
+export const CollectionRef = builder.loadableObject('Collection', {
+  description: 'A node of a workspace’s collection tree: holds prompts and child collections.',
+  load: async (ids: string[], ctx) => {
+    const rows = await collectionsByIds(ctx.em, ids);
+    return rows.map((row, i) => row ?? new NotFoundError(`Collection not found: '${ids[i]}'.`, { code: 'collection_not_found' }));
+  },
+  // Collections a resolver already returned (a level of a tree) answer later `parent` loads.
+  cacheResolved: (collection: Collection) => collection.id,
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'UUID.' }),
+    name: t.exposeString('name', { description: 'Display name.' }),
+    slug: t.exposeString('slug', { description: 'Unique in the workspace, never UUID-shaped; usable wherever the id is.' }),
+    workspaceId: t.exposeID('workspaceId', { description: 'The owning workspace.' }),
+    parentCollectionId: t.exposeID('parentId', { nullable: true, description: 'The parent; null at the top level.' }),
+    isDefault: t.exposeBoolean('isDefault', { description: 'True for the workspace’s default collection (cannot be archived or moved).' }),
+    status: t.expose('status', { type: CollectionStatusEnum, description: 'Active or archived.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    lastUpdatedAt: t.expose('lastUpdatedAt', { type: 'DateTime', description: 'When it was last renamed, moved or archived.' }),
+  }),
+});
+
+export const PromptVersionRef = builder.objectRef<PromptVersion>('PromptVersion').implement({
+  description: 'One kept version of a prompt, as it was written.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'UUID.' }),
+    version: t.exposeInt('version', { description: 'Version number, from 1.' }),
+    name: t.exposeString('name', { description: 'Name at this version.' }),
+    template: t.exposeString('template', { description: 'Template text at this version.' }),
+    model: t.exposeString('model', { description: 'Model at this version.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When this version was written.' }),
+  }),
+});
+
+export const PromptRef = builder.objectRef<Prompt>('Prompt').implement({
+  description: 'A prompt template in a collection. Every update makes a new version; old ones are kept.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'UUID.' }),
+    name: t.exposeString('name', { description: 'Display name.' }),
+    slug: t.exposeString('slug', { description: 'Unique in the workspace, never UUID-shaped; usable wherever the id is.' }),
+    template: t.exposeString('template', { description: 'Template text (current version).' }),
+    model: t.exposeString('model', { description: 'Model the prompt is for (current version).' }),
+    version: t.exposeInt('version', { description: 'Current version number, from 1.' }),
+    status: t.expose('status', { type: PromptStatusEnum, description: 'Active or archived.' }),
+    workspaceId: t.exposeID('workspaceId', { description: 'The owning workspace.' }),
+    collectionId: t.exposeID('collectionId', { description: 'The collection holding the prompt.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    lastUpdatedAt: t.expose('lastUpdatedAt', { type: 'DateTime', description: 'When it last changed.' }),
+    collection: t.field({
+      type: CollectionRef,
+      description: 'The collection holding the prompt.',
+      resolve: (prompt) => prompt.collectionId,
+    }),
+    versions: t.loadableList({
+      type: PromptVersionRef,
+      description: 'Every version, newest first.',
+      load: (ids: string[], ctx) => promptVersionsOf(ctx.em, ids),
+      resolve: (prompt) => prompt.id,
+    }),
+  }),
+});
+
+builder.objectFields(CollectionRef, (t) => ({
+  workspace: t.loadable({
+    type: WorkspaceRef,
+    description: 'The owning workspace.',
+    load: async (ids: string[], ctx) => {
+      const rows = await workspacesByIds(ctx.em, ids);
+      return rows.map((row, i) => row ?? new NotFoundError(`Workspace not found: '${ids[i]}'.`, { code: 'workspace_not_found' }));
+    },
+    resolve: (collection) => collection.workspaceId,
+  }),
+  parent: t.field({
+    type: CollectionRef,
+    nullable: true,
+    description: 'The parent collection; null at the top level.',
+    resolve: (collection) => collection.parentId ?? null,
+  }),
+  ancestors: t.loadableList({
+    type: CollectionRef,
+    description: 'Every collection above this one, from the top level down to the parent.',
+    load: (ids: string[], ctx) => ancestorsOf(ctx.em, ids),
+    resolve: (collection) => collection.id,
+  }),
+  childCollections: t.loadableList({
+    type: CollectionRef,
+    description: 'Direct, non-archived child collections, by name.',
+    load: (ids: string[], ctx) => childCollectionsOf(ctx.em, ids),
+    resolve: (collection) => collection.id,
+  }),
+  prompts: t.loadableList({
+    type: PromptRef,
+    description: 'Non-archived prompts of the collection, by name.',
+    load: (ids: string[], ctx) => promptsOf(ctx.em, ids),
+    resolve: (collection) => collection.id,
+  }),
+  details: t.loadable({
+    type: CollectionDetailsRef,
+    description: 'Counts and latest changes of the direct children and prompts, from live data.',
+    load: (ids: string[], ctx) => collectionDetailsOf(ctx.em, ids),
+    resolve: (collection) => collection.id,
+  }),
+}));
+
+const CollectionPageRef = builder.objectRef<collections.CollectionPage>('CollectionPage').implement({
+  description: 'One page of collections and the number of all that match.',
+  fields: (t) => ({
+    total: t.exposeInt('total', { description: 'Collections that match, on every page.' }),
+    data: t.field({ type: [CollectionRef], description: 'This page, by name.', resolve: (page) => page.data }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  collection: t.field({
+    type: CollectionRef,
+    description: 'One collection by id or slug (archived ones too). Another workspace’s or organisation’s: not found.',
+    args: {
+      idOrSlug: t.arg.string({ required: true, description: 'UUID or slug.' }),
+      workspaceId: t.arg.string({ description: 'Workspace (id or slug) to resolve a slug in; default: any the caller sees, its default workspace first.' }),
+    },
+    resolve: (_root, args, ctx) => collections.getCollection(ctx, args.idOrSlug, args.workspaceId),
+  }),
+  collections: t.field({
+    type: CollectionPageRef,
+    description: 'Active collections of one workspace, at every level, by name.',
+    args: {
+      workspaceId: t.arg.string({ description: 'Workspace id or slug; default: the caller’s (an organisation key: its default workspace).' }),
+      search: t.arg.string({ description: 'Part of the name, case-insensitive.' }),
+      currentPage: t.arg.int({ description: 'Zero-based page number (default 0).' }),
+      pageSize: t.arg.int({ description: `Collections per page, 0 to ${collections.MAX_PAGE_SIZE} (default ${collections.DEFAULT_PAGE_SIZE}); 0 gives only the total.` }),
+    },
+    resolve: (_root, args, ctx) => collections.listCollections(ctx, args),
+  }),
+  prompt: t.field({
+    type: PromptRef,
+    description: 'One prompt by id or slug (archived ones too).',
+    args: {
+      idOrSlug: t.arg.string({ required: true, description: 'UUID or slug.' }),
+      workspaceId: t.arg.string({ description: 'Workspace (id or slug) to resolve a slug in.' }),
+    },
+    resolve: (_root, args, ctx) => prompts.getPrompt(ctx, args.idOrSlug, args.workspaceId),
+  }),
+}));
+
+const CreateCollectionInput = builder.inputType('CreateCollectionInput', {
+  description: 'A new collection.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'Display name (1–255 characters); the slug is derived from it.' }),
+    workspaceId: t.string({ description: 'Workspace id or slug; default: the parent’s, else the caller’s.' }),
+    parentCollectionId: t.string({ description: 'Parent collection UUID, in the same workspace; omitted: top level.' }),
+  }),
+});
+
+const UpdateCollectionInput = builder.inputType('UpdateCollectionInput', {
+  description: 'A rename. The slug stays as it is, so links keep working.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'New display name (1–255 characters).' }),
+  }),
+});
+
+const MoveCollectionInput = builder.inputType('MoveCollectionInput', {
+  description: 'A new place in the tree.',
+  fields: (t) => ({
+    parentCollectionId: t.string({ description: 'New parent UUID in the same workspace; null or omitted: the top level.' }),
+  }),
+});
+
+const CreatePromptInput = builder.inputType('CreatePromptInput', {
+  description: 'A new prompt, at version 1.',
+  fields: (t) => ({
+    collectionId: t.string({ required: true, description: 'Collection (id or slug) to hold it.' }),
+    name: t.string({ required: true, description: 'Display name (1–255 characters); the slug is derived from it.' }),
+    template: t.string({ required: true, description: 'Template text (up to 100000 characters).' }),
+    model: t.string({ required: true, description: 'Model the prompt is for.' }),
+  }),
+});
+
+const UpdatePromptInput = builder.inputType('UpdatePromptInput', {
+  description: 'Changes to a prompt (at least one); each update makes a new version.',
+  fields: (t) => ({
+    name: t.string({ description: 'New display name.' }),
+    template: t.string({ description: 'New template text.' }),
+    model: t.string({ description: 'New model.' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createCollection: t.field({
+    type: CollectionRef,
+    description: 'Creates a collection, at the top level or under a parent.',
+    args: { input: t.arg({ type: CreateCollectionInput, required: true, description: 'The collection.' }) },
+    resolve: (_root, { input }, ctx) => collections.createCollection(ctx, input),
+  }),
+  updateCollection: t.field({
+    type: CollectionRef,
+    description: 'Renames a collection.',
+    args: {
+      collectionId: t.arg.string({ required: true, description: 'Collection UUID or slug.' }),
+      input: t.arg({ type: UpdateCollectionInput, required: true, description: 'The change.' }),
+    },
+    resolve: (_root, args, ctx) => collections.renameCollection(ctx, args.collectionId, args.input),
+  }),
+  moveCollection: t.field({
+    type: CollectionRef,
+    description: 'Moves a collection under another one or to the top level; under itself or a descendant is a 400.',
+    args: {
+      collectionId: t.arg.string({ required: true, description: 'Collection UUID or slug.' }),
+      input: t.arg({ type: MoveCollectionInput, required: true, description: 'The new place.' }),
+    },
+    resolve: (_root, args, ctx) => collections.moveCollection(ctx, args.collectionId, args.input.parentCollectionId ?? null),
+  }),
+  archiveCollection: t.field({
+    type: CollectionRef,
+    description: 'Archives a collection with its child collections and prompts; the default collection cannot be archived.',
+    args: { collectionId: t.arg.string({ required: true, description: 'Collection UUID or slug.' }) },
+    resolve: (_root, args, ctx) => collections.archiveCollection(ctx, args.collectionId),
+  }),
+  createPrompt: t.field({
+    type: PromptRef,
+    description: 'Creates a prompt in a collection.',
+    args: { input: t.arg({ type: CreatePromptInput, required: true, description: 'The prompt.' }) },
+    resolve: (_root, { input }, ctx) => prompts.createPrompt(ctx, input),
+  }),
+  updatePrompt: t.field({
+    type: PromptRef,
+    description: 'Changes a prompt: a new version, the old ones kept.',
+    args: {
+      promptId: t.arg.string({ required: true, description: 'Prompt UUID or slug.' }),
+      input: t.arg({ type: UpdatePromptInput, required: true, description: 'The changes.' }),
+    },
+    resolve: (_root, args, ctx) => prompts.updatePrompt(ctx, args.promptId, args.input),
+  }),
+  archivePrompt: t.field({
+    type: PromptRef,
+    description: 'Archives a prompt.',
+    args: { promptId: t.arg.string({ required: true, description: 'Prompt UUID or slug.' }) },
+    resolve: (_root, args, ctx) => prompts.archivePrompt(ctx, args.promptId),
+  }),
+}));

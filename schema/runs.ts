@@ -1,2 +1,586 @@
-// The runs domain's GraphQL types and fields register on the builder here.
-export {};
+import type { RunEventRecord } from '../src/modules/runs/event-log.js';
+import type { TextContent } from '../src/modules/runs/message.entity.js';
+import type { RequiredToolCall, RunUsage } from '../src/modules/runs/run.entity.js';
+import { RUN_STATUSES, isTerminal } from '../src/modules/runs/run-state.js';
+import * as runs from '../src/modules/runs/runs.service.js';
+import type { RunView } from '../src/modules/runs/runs.service.js';
+import type { TruncationStrategy } from '../src/modules/runs/validate.js';
+import type {
+  AssistantObject,
+  ListObject,
+  MessageObject,
+  RequiredAction,
+  RunStepObject,
+  ThreadObject,
+} from '../src/modules/runs/wire.js';
+import { builder } from './builder.js';
+
+type SchemaTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/*
+ * Runs on threads (OpenAI Assistants v2). Objects are the wire shapes the service returns, so
+ * REST aliases every field back to its OpenAI name; polymorphic OpenAI fields (tools, tool_choice,
+ * response_format, step_details) are JSON. Times of this domain are Unix seconds, as on the wire.
+ */
+
+/** How long SDK pollers (`createAndPoll`) wait between reads of an unfinished run. */
+const POLL_AFTER_MS = '250';
+
+export const RunStatusEnum = builder.enumType('RunStatus', {
+  description: 'Where a run is in its lifecycle (CONTRACT §4).',
+  values: Object.fromEntries(RUN_STATUSES.map((status) => [status, { description: `The run is ${status.replace('_', ' ')}.` }])) as Record<
+    (typeof RUN_STATUSES)[number],
+    { description: string }
+  >,
+});
+
+const pageArgs = builder.args((t) => ({
+  limit: t.int({ description: 'Items per page, 1–100 (default 20).' }),
+  order: t.string({ description: '`asc` or `desc` (default) by creation.' }),
+  after: t.string({ description: 'Cursor: an id of this list; the page starts after it.' }),
+  before: t.string({ description: 'Cursor: an id of this list; the page ends before it.' }),
+}));
+
+function listRef<T extends { id: string }>(name: string, item: any, what: string) {
+  return builder.objectRef<ListObject<T>>(name).implement({
+    description: `A page of ${what}, OpenAI list-shaped.`,
+    fields: (t) => ({
+      object: t.exposeString('object', { description: 'Always `list`.' }),
+      data: t.field({ type: [item], description: `The ${what}.`, resolve: (list) => list.data as any }),
+      firstId: t.exposeString('first_id', { nullable: true, description: 'Id of the first item; null on an empty page.' }),
+      lastId: t.exposeString('last_id', { nullable: true, description: 'Id of the last item; null on an empty page.' }),
+      hasMore: t.exposeBoolean('has_more', { description: 'True when more items follow in this order.' }),
+    }),
+  });
+}
+
+const UsageRef = builder.objectRef<RunUsage>('RunUsage').implement({
+  description: 'Tokens used.',
+  fields: (t) => ({
+    promptTokens: t.exposeInt('prompt_tokens', { description: 'Prompt tokens.' }),
+    completionTokens: t.exposeInt('completion_tokens', { description: 'Completion tokens.' }),
+    totalTokens: t.exposeInt('total_tokens', { description: 'Both together.' }),
+  }),
+});
+
+const RunErrorRef = builder.objectRef<{ code: string; message: string }>('RunError').implement({
+  description: 'Why a run (or step) failed.',
+  fields: (t) => ({
+    code: t.exposeString('code', { description: '`server_error`, `rate_limit_exceeded`, `guardrail_denied`.' }),
+    message: t.exposeString('message', { description: 'What happened, safe to show.' }),
+  }),
+});
+
+const IncompleteDetailsRef = builder.objectRef<{ reason: string }>('IncompleteDetails').implement({
+  description: 'Why a run or message ended incomplete.',
+  fields: (t) => ({
+    reason: t.exposeString('reason', { description: 'E.g. `max_completion_tokens`, `max_prompt_tokens`, `run_cancelled`.' }),
+  }),
+});
+
+const TruncationStrategyRef = builder.objectRef<TruncationStrategy>('TruncationStrategy').implement({
+  description: 'How the thread is cut before the run’s model calls.',
+  fields: (t) => ({
+    type: t.exposeString('type', { description: '`auto` or `last_messages`.' }),
+    lastMessages: t.exposeInt('last_messages', { nullable: true, description: 'Messages kept with `last_messages`.' }),
+  }),
+});
+
+const FunctionCallRef = builder.objectRef<RequiredToolCall['function']>('FunctionCall').implement({
+  description: 'A function the model wants called.',
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'Function name.' }),
+    arguments: t.exposeString('arguments', { description: 'Arguments as the model wrote them (JSON text).' }),
+  }),
+});
+
+const RequiredToolCallRef = builder.objectRef<RequiredToolCall>('RequiredToolCall').implement({
+  description: 'A tool call waiting for its output.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'The `tool_call_id` to submit the output for.' }),
+    type: t.exposeString('type', { description: 'Always `function`.' }),
+    function: t.field({ type: FunctionCallRef, description: 'The call.', resolve: (call) => call.function }),
+  }),
+});
+
+const SubmitToolOutputsActionRef = builder.objectRef<RequiredAction['submit_tool_outputs']>('SubmitToolOutputsAction').implement({
+  description: 'The calls whose outputs the run waits for.',
+  fields: (t) => ({
+    toolCalls: t.field({ type: [RequiredToolCallRef], description: 'Pending calls.', resolve: (a) => a.tool_calls }),
+  }),
+});
+
+const RequiredActionRef = builder.objectRef<RequiredAction>('RequiredAction').implement({
+  description: 'What a `requires_action` run waits for.',
+  fields: (t) => ({
+    type: t.exposeString('type', { description: 'Always `submit_tool_outputs`.' }),
+    submitToolOutputs: t.field({ type: SubmitToolOutputsActionRef, description: 'The pending tool calls.', resolve: (a) => a.submit_tool_outputs }),
+  }),
+});
+
+export const AssistantRef = builder.objectRef<AssistantObject>('Assistant').implement({
+  description: 'The model, instructions and tools a run starts from.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: '`asst_` + 24 alphanumerics.' }),
+    object: t.exposeString('object', { description: 'Always `assistant`.' }),
+    createdAt: t.exposeInt('created_at', { description: 'Unix seconds.' }),
+    name: t.exposeString('name', { nullable: true, description: 'Display name.' }),
+    description: t.exposeString('description', { nullable: true, description: 'Free text.' }),
+    model: t.exposeString('model', { description: 'Model runs use unless they override it.' }),
+    instructions: t.exposeString('instructions', { nullable: true, description: 'System instructions.' }),
+    tools: t.expose('tools', { type: 'JSON', description: 'Tool objects (function, code_interpreter, file_search).' }),
+    toolResources: t.expose('tool_resources', { type: 'JSON', description: 'Tool resources, as given.' }),
+    metadata: t.expose('metadata', { type: 'JSON', description: 'Up to 16 string pairs.' }),
+    temperature: t.exposeFloat('temperature', { nullable: true, description: 'Sampling temperature (1 when unset).' }),
+    topP: t.exposeFloat('top_p', { nullable: true, description: 'Nucleus sampling (1 when unset).' }),
+    responseFormat: t.expose('response_format', { type: 'JSON', description: '`auto`, or an object such as `{type: "json_object"}`.' }),
+  }),
+});
+
+const MessageTextRef = builder.objectRef<TextContent['text']>('MessageText').implement({
+  description: 'Text of a message part.',
+  fields: (t) => ({
+    value: t.exposeString('value', { description: 'The text.' }),
+    annotations: t.expose('annotations', { type: 'JSON', description: 'Annotations (always empty here).' }),
+  }),
+});
+
+const MessageContentRef = builder.objectRef<TextContent>('MessageContent').implement({
+  description: 'One part of a message.',
+  fields: (t) => ({
+    type: t.exposeString('type', { description: 'Always `text`.' }),
+    text: t.field({ type: MessageTextRef, description: 'The text.', resolve: (part) => part.text }),
+  }),
+});
+
+export const MessageRef = builder.objectRef<MessageObject>('Message').implement({
+  description: 'A message of a thread (`thread.message`).',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: '`msg_` + 24 alphanumerics.' }),
+    object: t.exposeString('object', { description: 'Always `thread.message`.' }),
+    createdAt: t.exposeInt('created_at', { description: 'Unix seconds.' }),
+    threadId: t.exposeString('thread_id', { description: 'The thread.' }),
+    status: t.exposeString('status', { description: '`in_progress`, `incomplete` or `completed`.' }),
+    incompleteDetails: t.field({ type: IncompleteDetailsRef, nullable: true, description: 'Why it is incomplete.', resolve: (m) => m.incomplete_details }),
+    completedAt: t.exposeInt('completed_at', { nullable: true, description: 'Unix seconds.' }),
+    incompleteAt: t.exposeInt('incomplete_at', { nullable: true, description: 'Unix seconds.' }),
+    role: t.exposeString('role', { description: '`user` or `assistant`.' }),
+    content: t.field({ type: [MessageContentRef], description: 'The parts.', resolve: (m) => m.content }),
+    assistantId: t.exposeString('assistant_id', { nullable: true, description: 'The assistant that wrote it (run messages).' }),
+    runId: t.exposeString('run_id', { nullable: true, description: 'The run that wrote it.' }),
+    attachments: t.expose('attachments', { type: 'JSON', description: 'Attachments, as given.' }),
+    metadata: t.expose('metadata', { type: 'JSON', description: 'Up to 16 string pairs.' }),
+  }),
+});
+
+export const RunStepRef = builder.objectRef<RunStepObject>('RunStep').implement({
+  description: 'One step of a run: writing a message, or calling tools (`thread.run.step`).',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: '`step_` + 24 alphanumerics.' }),
+    object: t.exposeString('object', { description: 'Always `thread.run.step`.' }),
+    createdAt: t.exposeInt('created_at', { description: 'Unix seconds.' }),
+    runId: t.exposeString('run_id', { description: 'The run.' }),
+    assistantId: t.exposeString('assistant_id', { description: 'The run’s assistant.' }),
+    threadId: t.exposeString('thread_id', { description: 'The thread.' }),
+    type: t.exposeString('type', { description: '`message_creation` or `tool_calls`.' }),
+    status: t.exposeString('status', { description: '`in_progress`, `cancelled`, `failed`, `completed` or `expired`.' }),
+    stepDetails: t.expose('step_details', { type: 'JSON', description: 'OpenAI `step_details`: the message id, or the tool calls with their outputs.' }),
+    lastError: t.field({ type: RunErrorRef, nullable: true, description: 'Why it failed.', resolve: (s) => s.last_error }),
+    expiredAt: t.exposeInt('expired_at', { nullable: true, description: 'Unix seconds.' }),
+    cancelledAt: t.exposeInt('cancelled_at', { nullable: true, description: 'Unix seconds.' }),
+    failedAt: t.exposeInt('failed_at', { nullable: true, description: 'Unix seconds.' }),
+    completedAt: t.exposeInt('completed_at', { nullable: true, description: 'Unix seconds.' }),
+    metadata: t.expose('metadata', { type: 'JSON', description: 'Always empty.' }),
+    usage: t.field({ type: UsageRef, nullable: true, description: 'Tokens of the step’s model call, once done.', resolve: (s) => s.usage }),
+  }),
+});
+
+export const RunEventRef = builder.objectRef<RunEventRecord>('RunEvent').implement({
+  description: 'One entry of a run’s event log: exactly what a REST stream sends as one SSE event.',
+  fields: (t) => ({
+    sequence: t.exposeInt('sequence', { description: 'Position in the run’s log, from 1 (the SSE `id`).' }),
+    event: t.exposeString('event', { description: 'Event name, e.g. `thread.message.delta`.' }),
+    data: t.expose('data', { type: 'JSON', description: 'The payload (a run, step, message or delta object).' }),
+  }),
+});
+
+const RunStepListRef = listRef<RunStepObject>('RunStepList', RunStepRef, 'run steps');
+const MessageListRef = listRef<MessageObject>('MessageList', MessageRef, 'messages');
+
+export const RunRef = builder.objectRef<RunView>('Run').implement({
+  description: 'A run of an assistant on a thread (`thread.run`). Every field of interface.md §2.1 is always present.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: '`run_` + 24 alphanumerics.' }),
+    object: t.exposeString('object', { description: 'Always `thread.run`.' }),
+    createdAt: t.exposeInt('created_at', { description: 'Unix seconds.' }),
+    threadId: t.exposeString('thread_id', { description: 'The thread it runs on.' }),
+    assistantId: t.exposeString('assistant_id', { description: 'The assistant.' }),
+    status: t.expose('status', { type: RunStatusEnum, description: 'Lifecycle status.' }),
+    requiredAction: t.field({ type: RequiredActionRef, nullable: true, description: 'Pending tool calls; null unless `requires_action`.', resolve: (r) => r.required_action }),
+    lastError: t.field({ type: RunErrorRef, nullable: true, description: 'Why it failed; null otherwise.', resolve: (r) => r.last_error }),
+    expiresAt: t.exposeInt('expires_at', { nullable: true, description: 'Unix seconds (creation + 600); null once terminal.' }),
+    startedAt: t.exposeInt('started_at', { nullable: true, description: 'Unix seconds.' }),
+    cancelledAt: t.exposeInt('cancelled_at', { nullable: true, description: 'Unix seconds.' }),
+    failedAt: t.exposeInt('failed_at', { nullable: true, description: 'Unix seconds.' }),
+    completedAt: t.exposeInt('completed_at', { nullable: true, description: 'Unix seconds.' }),
+    incompleteDetails: t.field({ type: IncompleteDetailsRef, nullable: true, description: 'Why it is incomplete.', resolve: (r) => r.incomplete_details }),
+    model: t.exposeString('model', { description: 'Model used.' }),
+    instructions: t.exposeString('instructions', { description: 'Instructions used.' }),
+    tools: t.expose('tools', { type: 'JSON', description: 'Tools (at most 20).' }),
+    metadata: t.expose('metadata', { type: 'JSON', description: 'Up to 16 string pairs.' }),
+    usage: t.field({ type: UsageRef, nullable: true, description: 'Tokens of all the run’s model calls; null until terminal.', resolve: (r) => r.usage }),
+    maxPromptTokens: t.exposeInt('max_prompt_tokens', { nullable: true, description: 'Prompt budget of each model call (≥ 256).' }),
+    maxCompletionTokens: t.exposeInt('max_completion_tokens', { nullable: true, description: 'Completion budget of the whole run (≥ 256).' }),
+    truncationStrategy: t.field({ type: TruncationStrategyRef, description: 'How the thread is cut.', resolve: (r) => r.truncation_strategy }),
+    toolChoice: t.expose('tool_choice', { type: 'JSON', description: '`none`, `auto`, `required`, or an object forcing a tool.' }),
+    parallelToolCalls: t.exposeBoolean('parallel_tool_calls', { description: 'Whether several tools may be called at once.' }),
+    responseFormat: t.expose('response_format', { type: 'JSON', description: '`auto`, `none`, or an object such as `{type: "json_object"}`.' }),
+    temperature: t.exposeFloat('temperature', { nullable: true, description: 'Sampling temperature (1 when unset).' }),
+    topP: t.exposeFloat('top_p', { nullable: true, description: 'Nucleus sampling (1 when unset).' }),
+    streamAfter: t.exposeInt('stream_after', {
+      nullable: true,
+      description:
+        'On the run a mutation returns (createRun, createThreadAndRun, submitToolOutputs): the last event sequence before the events it caused. Subscribe to runEvents(after: streamAfter) to follow them with no gap. Null elsewhere.',
+    }),
+    steps: t.loadable({
+      type: RunStepListRef,
+      byPath: true,
+      description: 'The run’s steps.',
+      args: pageArgs,
+      load: (ids: string[], ctx, args) => runs.listStepsOfRuns(ctx, ids, args),
+      resolve: (run) => run.id,
+    }),
+    events: t.field({
+      type: [RunEventRef],
+      description: 'The run’s event log after a sequence number.',
+      args: {
+        after: t.arg.int({ description: 'Only events with a larger sequence (default 0).' }),
+        limit: t.arg.int({ description: 'At most this many.' }),
+      },
+      resolve: (run, args, ctx) => runs.listRunEvents(ctx, run.thread_id, run.id, args.after ?? 0, args.limit),
+    }),
+  }),
+});
+
+const RunListRef = listRef<RunView>('RunList', RunRef, 'runs');
+
+export const ThreadRef = builder.objectRef<ThreadObject>('Thread').implement({
+  description: 'A conversation: messages, and the runs executed on it.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: '`thread_` + 24 alphanumerics.' }),
+    object: t.exposeString('object', { description: 'Always `thread`.' }),
+    createdAt: t.exposeInt('created_at', { description: 'Unix seconds.' }),
+    metadata: t.expose('metadata', { type: 'JSON', description: 'Up to 16 string pairs.' }),
+    toolResources: t.expose('tool_resources', { type: 'JSON', description: 'Tool resources, as given.' }),
+    messages: t.loadable({
+      type: MessageListRef,
+      byPath: true,
+      description: 'The thread’s messages.',
+      args: pageArgs,
+      load: (ids: string[], ctx, args) => runs.listMessagesOfThreads(ctx, ids, args),
+      resolve: (thread) => thread.id,
+    }),
+    runs: t.loadable({
+      type: RunListRef,
+      byPath: true,
+      description: 'The thread’s runs.',
+      args: pageArgs,
+      load: (ids: string[], ctx, args) => runs.listRunsOfThreads(ctx, ids, args),
+      resolve: (thread) => thread.id,
+    }),
+  }),
+});
+
+const AssistantListRef = listRef<AssistantObject>('AssistantList', AssistantRef, 'assistants');
+const ThreadListRef = listRef<ThreadObject>('ThreadList', ThreadRef, 'threads');
+
+builder.queryFields((t) => ({
+  assistants: t.field({
+    type: AssistantListRef,
+    description: 'Assistants of the caller’s workspace.',
+    args: pageArgs,
+    resolve: (_root, args, ctx) => runs.listAssistants(ctx, args),
+  }),
+  assistant: t.field({
+    type: AssistantRef,
+    description: 'One assistant.',
+    args: { id: t.arg.string({ required: true, description: 'Assistant id.' }) },
+    resolve: (_root, args, ctx) => runs.getAssistant(ctx, args.id),
+  }),
+  threads: t.field({
+    type: ThreadListRef,
+    description: 'Threads of the caller’s workspace.',
+    args: pageArgs,
+    resolve: (_root, args, ctx) => runs.listThreads(ctx, args),
+  }),
+  thread: t.field({
+    type: ThreadRef,
+    description: 'One thread.',
+    args: { id: t.arg.string({ required: true, description: 'Thread id.' }) },
+    resolve: (_root, args, ctx) => runs.getThread(ctx, args.id),
+  }),
+  messages: t.field({
+    type: MessageListRef,
+    description: 'Messages of a thread.',
+    args: { threadId: t.arg.string({ required: true, description: 'Thread id.' }), runId: t.arg.string({ description: 'Only messages this run wrote.' }), ...pageArgs },
+    resolve: (_root, args, ctx) => runs.listMessages(ctx, args.threadId, args),
+  }),
+  message: t.field({
+    type: MessageRef,
+    description: 'One message of a thread.',
+    args: { threadId: t.arg.string({ required: true, description: 'Thread id.' }), id: t.arg.string({ required: true, description: 'Message id.' }) },
+    resolve: (_root, args, ctx) => runs.getMessage(ctx, args.threadId, args.id),
+  }),
+  runs: t.field({
+    type: RunListRef,
+    description: 'Runs of a thread.',
+    args: { threadId: t.arg.string({ required: true, description: 'Thread id.' }), ...pageArgs },
+    resolve: (_root, args, ctx) => runs.listRuns(ctx, args.threadId, args),
+  }),
+  run: t.field({
+    type: RunRef,
+    description: 'One run (a run waiting past `expires_at` is expired first).',
+    args: { threadId: t.arg.string({ required: true, description: 'Thread id.' }), id: t.arg.string({ required: true, description: 'Run id.' }) },
+    resolve: async (_root, args, ctx) => {
+      const run = await runs.getRun(ctx, args.threadId, args.id);
+      // SDK pollers (createAndPoll…) honour this hint instead of their 5 s default.
+      if (!isTerminal(run.status)) ctx.response.headers['openai-poll-after-ms'] = POLL_AFTER_MS;
+      return run;
+    },
+  }),
+}));
+
+const CreateAssistantInput = builder.inputType('CreateAssistantInput', {
+  description: 'A new assistant (OpenAI create-assistant fields; polymorphic ones as JSON in wire shape).',
+  fields: (t) => ({
+    model: t.string({ description: 'Model name (required; the `local` provider accepts any).' }),
+    name: t.string({ description: 'Display name.' }),
+    description: t.string({ description: 'Free text.' }),
+    instructions: t.string({ description: 'System instructions.' }),
+    tools: t.field({ type: 'JSON', description: 'At most 20 tool objects.' }),
+    toolResources: t.field({ type: 'JSON', description: 'Tool resources.' }),
+    metadata: t.field({ type: 'JSON', description: 'Up to 16 string pairs (keys ≤ 64, values ≤ 512 characters).' }),
+    temperature: t.float({ description: '0–2.' }),
+    topP: t.float({ description: '0–1.' }),
+    responseFormat: t.field({ type: 'JSON', description: '`auto`, `{type: "text"}`, `{type: "json_object"}` or `{type: "json_schema", json_schema}`.' }),
+  }),
+});
+
+const CreateThreadInput = builder.inputType('CreateThreadInput', {
+  description: 'A new thread.',
+  fields: (t) => ({
+    messages: t.field({ type: 'JSON', description: 'Initial messages: `[{role, content, attachments?, metadata?}]`.' }),
+    metadata: t.field({ type: 'JSON', description: 'Up to 16 string pairs.' }),
+    toolResources: t.field({ type: 'JSON', description: 'Tool resources.' }),
+  }),
+});
+
+const CreateMessageInput = builder.inputType('CreateMessageInput', {
+  description: 'A new message.',
+  fields: (t) => ({
+    role: t.string({ description: '`user` or `assistant` (required).' }),
+    content: t.field({ type: 'JSON', description: 'A string, or an array of `{type: "text", text}` parts (required).' }),
+    attachments: t.field({ type: 'JSON', description: 'Attachments, kept as given.' }),
+    metadata: t.field({ type: 'JSON', description: 'Up to 16 string pairs.' }),
+  }),
+});
+
+const runOptionFields = (t: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf, 'InputObject'>) => ({
+  assistantId: t.string({ description: 'The assistant (required).' }),
+  model: t.string({ description: 'Overrides the assistant’s model.' }),
+  instructions: t.string({ description: 'Overrides the assistant’s instructions.' }),
+  tools: t.field({ type: 'JSON', description: 'Overrides the assistant’s tools (at most 20).' }),
+  metadata: t.field({ type: 'JSON', description: 'Up to 16 string pairs.' }),
+  temperature: t.float({ description: '0–2.' }),
+  topP: t.float({ description: '0–1.' }),
+  maxPromptTokens: t.int({ description: '≥ 256: prompt budget of each model call (older messages are dropped to fit).' }),
+  maxCompletionTokens: t.int({ description: '≥ 256: completion budget of the whole run (then `incomplete`).' }),
+  truncationStrategy: t.field({ type: 'JSON', description: '`{type: "auto"}` or `{type: "last_messages", last_messages: n}`.' }),
+  toolChoice: t.field({ type: 'JSON', description: '`none`, `auto`, `required`, or `{type: "function", function: {name}}`.' }),
+  parallelToolCalls: t.boolean({ description: 'Default true.' }),
+  responseFormat: t.field({ type: 'JSON', description: 'Overrides the assistant’s response format.' }),
+});
+
+const CreateRunInput = builder.inputType('CreateRunInput', {
+  description: 'A new run on an existing thread.',
+  fields: (t) => ({
+    ...runOptionFields(t),
+    additionalInstructions: t.string({ description: 'Appended to the instructions for this run.' }),
+    additionalMessages: t.field({ type: 'JSON', description: 'Messages added to the thread before the run starts.' }),
+  }),
+});
+
+const CreateThreadAndRunInput = builder.inputType('CreateThreadAndRunInput', {
+  description: 'A new thread and a run on it, in one step.',
+  fields: (t) => ({
+    ...runOptionFields(t),
+    thread: t.field({ type: 'JSON', description: 'The thread: `{messages?, metadata?, tool_resources?}`.' }),
+  }),
+});
+
+const ToolOutputInput = builder.inputType('ToolOutputInput', {
+  description: 'The output of one tool call.',
+  fields: (t) => ({
+    toolCallId: t.string({ required: true, description: 'The call (from `requiredAction`).' }),
+    output: t.string({ required: true, description: 'What the tool returned.' }),
+  }),
+});
+
+const SubmitToolOutputsInput = builder.inputType('SubmitToolOutputsInput', {
+  description: 'Outputs for every pending tool call of a run, exactly once each.',
+  fields: (t) => ({
+    toolOutputs: t.field({ type: [ToolOutputInput], required: true, description: 'One output per pending call.' }),
+  }),
+});
+
+const virtualKeyArgs = builder.args((t) => ({
+  virtualKey: t.string({ description: 'The provider slug to run on; default: the request’s x-gateway-virtual-key (or x-portkey-virtual-key) header.' }),
+}));
+
+type RunOptionArgs = Record<string, unknown> & {
+  assistantId?: string | null;
+  model?: string | null;
+  instructions?: string | null;
+  tools?: unknown;
+  metadata?: unknown;
+  temperature?: number | null;
+  topP?: number | null;
+  maxPromptTokens?: number | null;
+  maxCompletionTokens?: number | null;
+  truncationStrategy?: unknown;
+  toolChoice?: unknown;
+  parallelToolCalls?: boolean | null;
+  responseFormat?: unknown;
+};
+
+/** GraphQL's camelCase input → the service's wire names (which its error `param`s use). */
+function runOptions(input: RunOptionArgs) {
+  return {
+    assistant_id: input.assistantId,
+    model: input.model,
+    instructions: input.instructions,
+    tools: input.tools,
+    metadata: input.metadata,
+    temperature: input.temperature,
+    top_p: input.topP,
+    max_prompt_tokens: input.maxPromptTokens,
+    max_completion_tokens: input.maxCompletionTokens,
+    truncation_strategy: input.truncationStrategy,
+    tool_choice: input.toolChoice,
+    parallel_tool_calls: input.parallelToolCalls,
+    response_format: input.responseFormat,
+  };
+}
+
+builder.mutationFields((t) => ({
+  createAssistant: t.field({
+    type: AssistantRef,
+    description: 'Creates an assistant in the caller’s workspace.',
+    args: { input: t.arg({ type: CreateAssistantInput, required: true, description: 'The assistant.' }) },
+    resolve: (_root, { input }, ctx) =>
+      runs.createAssistant(ctx, {
+        model: input.model,
+        name: input.name,
+        description: input.description,
+        instructions: input.instructions,
+        tools: input.tools,
+        tool_resources: input.toolResources,
+        metadata: input.metadata,
+        temperature: input.temperature,
+        top_p: input.topP,
+        response_format: input.responseFormat,
+      }),
+  }),
+  createThread: t.field({
+    type: ThreadRef,
+    description: 'Creates a thread (optionally with messages) in the caller’s workspace.',
+    args: { input: t.arg({ type: CreateThreadInput, description: 'The thread.' }) },
+    resolve: (_root, { input }, ctx) =>
+      runs.createThread(ctx, { messages: input?.messages, metadata: input?.metadata, tool_resources: input?.toolResources }),
+  }),
+  createMessage: t.field({
+    type: MessageRef,
+    description: 'Adds a message to a thread (not while a run is active on it).',
+    args: {
+      threadId: t.arg.string({ required: true, description: 'Thread id.' }),
+      input: t.arg({ type: CreateMessageInput, required: true, description: 'The message.' }),
+    },
+    resolve: (_root, { threadId, input }, ctx) =>
+      runs.createMessage(ctx, threadId, { role: input.role ?? undefined, content: input.content ?? undefined, attachments: input.attachments, metadata: input.metadata }),
+  }),
+  createRun: t.field({
+    type: RunRef,
+    description: 'Queues a run on a thread; it executes in the background. Needs a virtual key.',
+    args: {
+      threadId: t.arg.string({ required: true, description: 'Thread id.' }),
+      input: t.arg({ type: CreateRunInput, required: true, description: 'The run.' }),
+      ...virtualKeyArgs,
+    },
+    resolve: (_root, { threadId, input, virtualKey }, ctx) =>
+      runs.createRun(
+        ctx,
+        threadId,
+        { ...runOptions(input), additional_instructions: input.additionalInstructions, additional_messages: input.additionalMessages },
+        virtualKey,
+      ),
+  }),
+  createThreadAndRun: t.field({
+    type: RunRef,
+    description: 'Creates a thread and queues a run on it. Needs a virtual key.',
+    args: {
+      input: t.arg({ type: CreateThreadAndRunInput, required: true, description: 'The thread and the run.' }),
+      ...virtualKeyArgs,
+    },
+    resolve: (_root, { input, virtualKey }, ctx) =>
+      runs.createThreadAndRun(ctx, { ...runOptions(input), thread: input.thread as runs.ThreadInput | null }, virtualKey),
+  }),
+  submitToolOutputs: t.field({
+    type: RunRef,
+    description: 'Submits the outputs of a `requires_action` run’s tool calls and queues it again. Needs a virtual key.',
+    args: {
+      threadId: t.arg.string({ required: true, description: 'Thread id.' }),
+      runId: t.arg.string({ required: true, description: 'Run id.' }),
+      input: t.arg({ type: SubmitToolOutputsInput, required: true, description: 'The outputs.' }),
+      ...virtualKeyArgs,
+    },
+    resolve: (_root, { threadId, runId, input, virtualKey }, ctx) =>
+      runs.submitToolOutputs(
+        ctx,
+        threadId,
+        runId,
+        { tool_outputs: input.toolOutputs.map((o) => ({ tool_call_id: o.toolCallId, output: o.output })) },
+        virtualKey,
+      ),
+  }),
+  cancelRun: t.field({
+    type: RunRef,
+    description: 'Cancels a queued, in-progress or waiting run: it answers `cancelling`, then settles `cancelled`.',
+    args: {
+      threadId: t.arg.string({ required: true, description: 'Thread id.' }),
+      runId: t.arg.string({ required: true, description: 'Run id.' }),
+    },
+    resolve: (_root, { threadId, runId }, ctx) => runs.cancelRun(ctx, threadId, runId),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  runEvents: t.field({
+    type: RunEventRef,
+    description:
+      'A run’s events: the log after `after`, then live ones, with no gap and no duplicate, ending after a terminal run event (or, with `endAtRequiresAction`, when the run waits for tool outputs).',
+    args: {
+      threadId: t.arg.string({ required: true, description: 'Thread id.' }),
+      runId: t.arg.string({ required: true, description: 'Run id.' }),
+      after: t.arg.int({ description: 'Last sequence already seen (default 0: from the start).' }),
+      endAtRequiresAction: t.arg.boolean({ description: 'Also end at `thread.run.requires_action`, as REST streams do (default false).' }),
+    },
+    subscribe: (_root, args, ctx) =>
+      runs.followRunEvents(ctx, {
+        threadId: args.threadId,
+        runId: args.runId,
+        after: args.after ?? 0,
+        endAtRequiresAction: args.endAtRequiresAction ?? false,
+      }),
+    resolve: (event) => event,
+  }),
+}));

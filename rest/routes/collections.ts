@@ -1,3 +1,49 @@
+import { createCollectionBody, getCollectionQuery, listCollectionsQuery, updateCollectionBody } from '../bodies/collections.js';
 import type { RouteRow } from '../route.js';
 
-export const collectionsRoutes: RouteRow[] = [];
+/** Collections (CONTRACT §5): `{collectionId}` is a UUID or a slug. */
+export const collectionsRoutes: RouteRow[] = [
+  {
+    method: 'POST',
+    path: '/v1/collections',
+    operation: 'RestCreateCollection',
+    body: createCollectionBody,
+    variables: ({ body }) => ({
+      input: { name: body.name, workspaceId: body.workspace_id, parentCollectionId: body.parent_collection_id },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/collections',
+    operation: 'RestListCollections',
+    query: listCollectionsQuery,
+    variables: ({ query }) => ({
+      workspaceId: query.workspace_id,
+      search: query.search,
+      currentPage: query.current_page,
+      pageSize: query.page_size,
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/collections/:collectionId',
+    operation: 'RestGetCollection',
+    query: getCollectionQuery,
+    variables: ({ params, query }) => ({ collectionId: params.collectionId, workspaceId: query.workspace_id }),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/collections/:collectionId',
+    operation: 'RestUpdateCollection',
+    body: updateCollectionBody,
+    variables: ({ params, body }) => ({ collectionId: params.collectionId, input: { name: body.name } }),
+    result: () => ({}),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/collections/:collectionId',
+    operation: 'RestArchiveCollection',
+    variables: ({ params }) => ({ collectionId: params.collectionId }),
+    result: () => ({}),
+  },
+];

@@ -1,3 +1,87 @@
+import { createPolicyBody, listPoliciesQuery, updatePolicyBody } from '../bodies/policies.js';
 import type { RouteRow } from '../route.js';
 
-export const policiesRoutes: RouteRow[] = [];
+interface ValueKeyUsageWire {
+  value_key: string;
+  current_usage: number;
+  status: string;
+  is_threshold_alerts_sent: boolean;
+  is_exhausted_alerts_sent: boolean;
+}
+
+/** The policy as the REST wire shows it: `value_key_usage` (a GraphQL list) becomes `value_key_usage_map`. */
+export function wirePolicy(policy: { value_key_usage: ValueKeyUsageWire[] } & Record<string, unknown>): Record<string, unknown> {
+  const { value_key_usage, ...rest } = policy;
+  const map = Object.fromEntries(
+    value_key_usage.map(({ value_key, ...usage }) => [value_key, usage]),
+  );
+  return { ...rest, object: 'policy_usage_limits', value_key_usage_map: map };
+}
+
+/** Usage-limits policies (CONTRACT §6). */
+export const policiesRoutes: RouteRow[] = [
+  {
+    method: 'GET',
+    path: '/v1/policies/usage-limits',
+    operation: 'RestListUsageLimitsPolicies',
+    query: listPoliciesQuery,
+    variables: ({ query }) => ({
+      workspaceId: query.workspace_id,
+      status: query.status,
+      type: query.type,
+      pageSize: query.page_size,
+      currentPage: query.current_page,
+    }),
+    result: (data) => ({ object: 'list', data: data.usageLimitsPolicies.data.map(wirePolicy), total: data.usageLimitsPolicies.total }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/policies/usage-limits',
+    operation: 'RestCreateUsageLimitsPolicy',
+    body: createPolicyBody,
+    variables: ({ body }) => ({
+      input: {
+        name: body.name,
+        type: body.type,
+        conditions: body.conditions,
+        groupBy: body.group_by,
+        creditLimit: body.credit_limit,
+        alertThreshold: body.alert_threshold,
+        periodicReset: body.periodic_reset,
+        workspaceId: body.workspace_id,
+      },
+    }),
+    result: (data) => ({ id: data.createUsageLimitsPolicy.id, object: 'policy_usage_limits' }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/policies/usage-limits/:id',
+    operation: 'RestGetUsageLimitsPolicy',
+    variables: ({ params }) => ({ id: params.id }),
+    result: (data) => wirePolicy(data.usageLimitsPolicy),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/policies/usage-limits/:id',
+    operation: 'RestUpdateUsageLimitsPolicy',
+    body: updatePolicyBody,
+    variables: ({ params, body }) => ({
+      id: params.id,
+      input: {
+        name: body.name,
+        creditLimit: body.credit_limit,
+        alertThreshold: body.alert_threshold,
+        periodicReset: body.periodic_reset,
+        resetUsageForValue: body.reset_usage_for_value,
+      },
+    }),
+    result: () => ({}),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/policies/usage-limits/:id',
+    operation: 'RestArchiveUsageLimitsPolicy',
+    variables: ({ params }) => ({ id: params.id }),
+    result: () => ({}),
+  },
+];

@@ -17,6 +17,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly refusals = new Counter({
+    name: 'gatehouse_dataplane_refusals_total',
+    help: 'Data-plane requests refused before model work, by reason (virtual_key, integration_disabled, rate_limit, usage_limit, guardrail).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly overhead = new Histogram({
+    name: 'gatehouse_dataplane_overhead_seconds',
+    help: 'Time a data-plane request spends in the gateway, excluding the model.',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [this.registry],
+  });
+
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'gatehouse_' });
   }

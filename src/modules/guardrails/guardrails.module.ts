@@ -1,6 +1,9 @@
 import type { DomainModule } from '../module.js';
+import { GuardrailEvaluationSchema } from './guardrail-evaluation.entity.js';
+import { GuardrailVersionSchema } from './guardrail-version.entity.js';
+import { GuardrailSchema } from './guardrail.entity.js';
 
 export const guardrailsModule: DomainModule = {
   name: 'guardrails',
-  entities: [],
+  entities: [GuardrailSchema, GuardrailVersionSchema, GuardrailEvaluationSchema],
 };

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/**
+ * Query strings carry text: an integer parameter is digits (a sign allowed, so that -1 reaches the
+ * range check and its message) within GraphQL's 32-bit Int.
+ */
+const integerText = z
+  .string()
+  .regex(/^-?\d+$/, 'expected an integer.')
+  .transform(Number)
+  .refine((n) => Math.abs(n) <= 2 ** 31 - 1, 'expected an integer within ±2147483647.');
+
+export const createCollectionBody = z.object({
+  name: z.string(),
+  workspace_id: z.string().nullish(),
+  parent_collection_id: z.string().nullish(),
+});
+
+export const updateCollectionBody = z.object({
+  name: z.string(),
+});
+
+export const getCollectionQuery = z.object({
+  workspace_id: z.string().optional(),
+});
+
+export const listCollectionsQuery = z.object({
+  workspace_id: z.string().optional(),
+  search: z.string().optional(),
+  current_page: integerText.optional(),
+  page_size: integerText.optional(),
+});

@@ -1,0 +1,185 @@
+import { raw, type EntityManager, type QueryOrderMap } from '@mikro-orm/core';
+import { WorkspaceSchema, type Workspace } from '../tenancy/workspace.entity.js';
+import { CollectionSchema, type Collection } from './collection.entity.js';
+import { PromptVersionSchema, type PromptVersion } from './prompt-version.entity.js';
+import { PromptSchema, type Prompt } from './prompt.entity.js';
+
+/**
+ * Batch reads behind the GraphQL dataloaders: each takes every key of one level of a query and
+ * answers with a fixed number of statements, so a nested read costs statements per level, not per
+ * row. Results come back in key order. They do no tenancy checks: they are only reached from a
+ * collection or prompt the caller could already see, and trees never cross a workspace.
+ */
+
+/** Names in the order people read them: case-insensitive, then exact, then id (stable pages). */
+export function byName<T>(): QueryOrderMap<T> {
+  return { [raw('lower(name)')]: 'asc', name: 'asc', id: 'asc' } as QueryOrderMap<T>;
+}
+
+/** Keys per statement: far below SQLite's 32766 and PostgreSQL's 65535 bound parameters. */
+const CHUNK = 10_000;
+
+export function inChunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+async function findIn<T>(keys: readonly string[], query: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for (const chunk of inChunks([...new Set(keys)])) out.push(...(await query(chunk)));
+  return out;
+}
+
+function groupBy<T>(keys: readonly string[], rows: T[], keyOf: (row: T) => string): T[][] {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = []));
+    group.push(row);
+  }
+  return keys.map((key) => groups.get(key) ?? []);
+}
+
+/** A raw statement on the EntityManager's connection, inside its transaction when it has one. */
+export async function rawAll<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
+  return em.getConnection().execute(sql, params as any[], 'all', em.getTransactionContext());
+}
+
+function placeholders(n: number): string {
+  return new Array(n).fill('?').join(', ');
+}
+
+/** A raw aggregate's time: SQLite stores milliseconds, PostgreSQL returns a Date or a string. */
+function toDate(value: unknown): Date | null {
+  if (value == null) return null;
+  if (value instanceof Date) return value;
+  if (typeof value === 'number') return new Date(value);
+  const text = String(value);
+  return /^\d+$/.test(text) ? new Date(Number(text)) : new Date(text);
+}
+
+export async function collectionsByIds(em: EntityManager, ids: readonly string[]): Promise<Array<Collection | null>> {
+  const rows = await findIn(ids, (chunk) => em.find(CollectionSchema, { id: { $in: chunk } }));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+/** Direct, non-archived children of each parent, ordered by name (then id). */
+export async function childCollectionsOf(em: EntityManager, parentIds: readonly string[]): Promise<Collection[][]> {
+  const rows = await findIn(parentIds, (chunk) =>
+    em.find(CollectionSchema, { parentId: { $in: chunk }, status: 'active' }, { orderBy: byName<Collection>() }),
+  );
+  return groupBy(parentIds, rows, (row) => row.parentId!);
+}
+
+/** Non-archived prompts of each collection, ordered by name (then id). */
+export async function promptsOf(em: EntityManager, collectionIds: readonly string[]): Promise<Prompt[][]> {
+  const rows = await findIn(collectionIds, (chunk) =>
+    em.find(PromptSchema, { collectionId: { $in: chunk }, status: 'active' }, { orderBy: byName<Prompt>() }),
+  );
+  return groupBy(collectionIds, rows, (row) => row.collectionId);
+}
+
+/** Every version of each prompt, newest first. */
+export async function promptVersionsOf(em: EntityManager, promptIds: readonly string[]): Promise<PromptVersion[][]> {
+  const rows = await findIn(promptIds, (chunk) =>
+    em.find(PromptVersionSchema, { promptId: { $in: chunk } }, { orderBy: { version: 'desc' } }),
+  );
+  return groupBy(promptIds, rows, (row) => row.promptId);
+}
+
+export async function workspacesByIds(em: EntityManager, ids: readonly string[]): Promise<Array<Workspace | null>> {
+  const rows = await findIn(ids, (chunk) => em.find(WorkspaceSchema, { id: { $in: chunk } }));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+export interface CollectionDetails {
+  childCollectionsCount: number;
+  promptsCount: number;
+  childCollectionsLastUpdatedAt: Date | null;
+  promptsLastUpdatedAt: Date | null;
+}
+
+/** Counts of direct non-archived children and prompts, and the latest change of each: two statements. */
+export async function collectionDetailsOf(em: EntityManager, ids: readonly string[]): Promise<CollectionDetails[]> {
+  type Row = { key: string; n: number | string; latest: unknown };
+  const children = await findIn<Row>(ids, (chunk) =>
+    rawAll<Row>(
+      em,
+      `select parent_id as key, count(*) as n, max(last_updated_at) as latest from collections
+       where parent_id in (${placeholders(chunk.length)}) and status = 'active' group by parent_id`,
+      chunk,
+    ),
+  );
+  const prompts = await findIn<Row>(ids, (chunk) =>
+    rawAll<Row>(
+      em,
+      `select collection_id as key, count(*) as n, max(last_updated_at) as latest from prompts
+       where collection_id in (${placeholders(chunk.length)}) and status = 'active' group by collection_id`,
+      chunk,
+    ),
+  );
+  const childrenBy = new Map(children.map((row) => [row.key, row]));
+  const promptsBy = new Map(prompts.map((row) => [row.key, row]));
+  return ids.map((id) => {
+    const c = childrenBy.get(id);
+    const p = promptsBy.get(id);
+    return {
+      childCollectionsCount: c ? Number(c.n) : 0,
+      promptsCount: p ? Number(p.n) : 0,
+      childCollectionsLastUpdatedAt: toDate(c?.latest),
+      promptsLastUpdatedAt: toDate(p?.latest),
+    };
+  });
+}
+
+/**
+ * The ids of each collection's ancestors, nearest first, in one recursive statement. UNION (not
+ * UNION ALL) and the depth bound keep it finite even if a cycle ever reached the table.
+ */
+export async function ancestorIdsOf(em: EntityManager, ids: readonly string[]): Promise<string[][]> {
+  type Row = { start_id: string; id: string; depth: number | string };
+  const rows = await findIn<Row>(ids, (chunk) =>
+    rawAll<Row>(
+      em,
+      `with recursive chain(start_id, id, parent_id, depth) as (
+         select id, id, parent_id, 0 from collections where id in (${placeholders(chunk.length)})
+         union
+         select chain.start_id, c.id, c.parent_id, chain.depth + 1
+         from collections c join chain on c.id = chain.parent_id
+         where chain.depth < 100000
+       )
+       select start_id, id, depth from chain where depth > 0`,
+      chunk,
+    ),
+  );
+  const sorted = [...rows].sort((a, b) => Number(a.depth) - Number(b.depth));
+  return groupBy(ids, sorted, (row) => row.start_id).map((group) => group.map((row) => row.id));
+}
+
+/** Each collection's ancestors, root first: two statements for any number of collections. */
+export async function ancestorsOf(em: EntityManager, ids: readonly string[]): Promise<Collection[][]> {
+  const chains = await ancestorIdsOf(em, ids);
+  const all = [...new Set(chains.flat())];
+  const loaded = all.length ? await collectionsByIds(em, all) : [];
+  const byId = new Map(loaded.filter((c): c is Collection => c !== null).map((c) => [c.id, c]));
+  return chains.map((chain) => chain.map((id) => byId.get(id)).filter((c): c is Collection => !!c).reverse());
+}
+
+/** Ids of every collection under `rootId` (not itself), in one recursive statement. */
+export async function descendantIdsOf(em: EntityManager, rootId: string): Promise<string[]> {
+  const rows = await rawAll<{ id: string }>(
+    em,
+    `with recursive sub(id) as (
+       select id from collections where parent_id = ?
+       union
+       select c.id from collections c join sub on c.parent_id = sub.id
+     )
+     select id from sub`,
+    [rootId],
+  );
+  return rows.map((row) => row.id);
+}

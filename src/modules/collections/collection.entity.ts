@@ -1,0 +1,29 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+export const COLLECTION_STATUSES = ['active', 'archived'] as const;
+export type CollectionStatus = (typeof COLLECTION_STATUSES)[number];
+
+/**
+ * A node of a workspace's collection tree. The parent is a plain id column: the tree is read level
+ * by level in batches (collection-loaders.ts), never by walking relations one row at a time.
+ */
+export const CollectionSchema = defineEntity({
+  name: 'Collection',
+  tableName: 'collections',
+  properties: (p) => ({
+    id: p.uuid().primary(),
+    organisationId: p.uuid().index(),
+    workspaceId: p.uuid().index(),
+    /** Null for a top-level collection. */
+    parentId: p.uuid().nullable().index(),
+    name: p.string(),
+    slug: p.string(),
+    isDefault: p.boolean(),
+    status: p.enum(['active', 'archived'] as const),
+    createdAt: p.datetime(),
+    lastUpdatedAt: p.datetime(),
+  }),
+  uniques: [{ properties: ['workspaceId', 'slug'] }],
+});
+
+export type Collection = InferEntity<typeof CollectionSchema>;

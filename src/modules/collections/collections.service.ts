@@ -1,0 +1,310 @@
+import { UniqueConstraintViolationException, raw, type EntityManager, type FilterQuery } from '@mikro-orm/core';
+import type { Principal } from '../../auth/principal.js';
+import { resolveWorkspace } from '../../auth/tenancy.js';
+import type { ServiceContext } from '../../context.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import { isUuid, uuid } from '../../lib/ids.js';
+import type { Runtime } from '../../runtime.js';
+import { validateName } from '../tenancy/tenancy.service.js';
+import type { Workspace } from '../tenancy/workspace.entity.js';
+import { ancestorIdsOf, byName, descendantIdsOf, inChunks, rawAll } from './collection-loaders.js';
+import { CollectionSchema, type Collection } from './collection.entity.js';
+import { PromptSchema } from './prompt.entity.js';
+import { firstFreeSlug, slugBase } from './slugs.js';
+
+/** The wire name of the path parameter that names the collection acted on (`/v1/collections/{collectionId}`). */
+export const COLLECTION_PARAM = 'collectionId';
+export const DEFAULT_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = 1000;
+const SEARCH_MAX = 255;
+
+/** Rows of the caller's organisation, and of its workspace for a workspace key. */
+export function visibleTo(principal: Principal): { organisationId: string; workspaceId?: string } {
+  return principal.workspaceId
+    ? { organisationId: principal.organisationId, workspaceId: principal.workspaceId }
+    : { organisationId: principal.organisationId };
+}
+
+function collectionNotFound(param: string): NotFoundError {
+  return new NotFoundError('Collection not found.', { param, code: 'collection_not_found' });
+}
+
+/**
+ * Resolves an id or a slug among the rows the caller can see (`find` runs the query). Slugs are
+ * unique per workspace, so for an organisation key one slug may name rows in several workspaces:
+ * `workspaceId` narrows the search; otherwise the row in the organisation's default workspace wins,
+ * and a slug found only in several other workspaces is a 400 asking for the id or `workspace_id`.
+ */
+export async function findVisible<T extends { workspaceId: string }>(
+  em: EntityManager,
+  principal: Principal,
+  idOrSlug: string | null | undefined,
+  options: { workspaceId?: string | null; param: string; notFound: () => Error; what: string },
+  find: (where: Record<string, unknown>) => Promise<T[]>,
+): Promise<T> {
+  if (!idOrSlug) throw options.notFound();
+  const where: Record<string, unknown> = { ...visibleTo(principal) };
+  if (options.workspaceId) where.workspaceId = (await resolveWorkspace(em, principal, options.workspaceId)).id;
+  const rows = await find(isUuid(idOrSlug) ? { ...where, id: idOrSlug.toLowerCase() } : { ...where, slug: idOrSlug });
+  if (rows.length === 0) throw options.notFound();
+  if (rows.length === 1) return rows[0];
+  const home = await resolveWorkspace(em, principal, null);
+  const inHome = rows.find((row) => row.workspaceId === home.id);
+  if (inHome) return inHome;
+  throw new BadRequestError(
+    `The slug '${idOrSlug}' names ${options.what}s in several workspaces: use the id, or pass 'workspace_id'.`,
+    { param: options.param, code: 'ambiguous_slug' },
+  );
+}
+
+export function findCollection(
+  em: EntityManager,
+  principal: Principal,
+  idOrSlug: string | null | undefined,
+  options: { workspaceId?: string | null; param?: string } = {},
+): Promise<Collection> {
+  const param = options.param ?? COLLECTION_PARAM;
+  return findVisible(
+    em,
+    principal,
+    idOrSlug,
+    { workspaceId: options.workspaceId, param, what: 'collection', notFound: () => collectionNotFound(param) },
+    (where) => em.find(CollectionSchema, where as FilterQuery<Collection>),
+  );
+}
+
+export function getCollection(ctx: ServiceContext, idOrSlug: string, workspaceId?: string | null): Promise<Collection> {
+  return findCollection(ctx.em, ctx.principal, idOrSlug, { workspaceId });
+}
+
+/**
+ * A slug for `name`, free among the workspace's collections or prompts: one statement however many
+ * suffixes are taken. Plain rows, not entities: partial entities must not enter the identity map.
+ */
+export async function freeSlug(em: EntityManager, entity: 'collection' | 'prompt', workspaceId: string, name: string): Promise<string> {
+  const base = slugBase(name, entity);
+  const table = entity === 'collection' ? 'collections' : 'prompts';
+  const taken = await rawAll<{ slug: string }>(
+    em,
+    `select slug from ${table} where workspace_id = ? and (slug = ? or slug like ?)`,
+    [workspaceId, base, `${base}-%`],
+  );
+  return firstFreeSlug(base, taken.map((row) => row.slug));
+}
+
+/**
+ * Two writers can pick the same free slug (on PostgreSQL; SQLite runs one transaction at a time):
+ * the unique index refuses the second, which then tries again with a fresh slug.
+ */
+export async function retryOnSlugConflict<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintViolationException) || attempt >= attempts) throw error;
+    }
+  }
+}
+
+export async function insertCollection(
+  em: EntityManager,
+  runtime: Runtime,
+  input: { workspace: Workspace; name: string; parentId: string | null; isDefault?: boolean },
+): Promise<Collection> {
+  const now = runtime.clock.now();
+  const collection = em.create(CollectionSchema, {
+    id: uuid(),
+    organisationId: input.workspace.organisationId,
+    workspaceId: input.workspace.id,
+    parentId: input.parentId,
+    name: input.name,
+    slug: await freeSlug(em, 'collection', input.workspace.id, input.name),
+    isDefault: input.isDefault ?? false,
+    status: 'active',
+    createdAt: now,
+    lastUpdatedAt: now,
+  });
+  await em.flush();
+  return collection;
+}
+
+/** Every workspace starts with one default collection, made in the workspace's own transaction. */
+export function insertDefaultCollection(em: EntityManager, workspace: Workspace, runtime: Runtime): Promise<Collection> {
+  return insertCollection(em, runtime, { workspace, name: 'Default', parentId: null, isDefault: true });
+}
+
+function requireCollectionId(value: string, param: string): string {
+  if (!isUuid(value)) throw new BadRequestError(`'${param}' must be a collection id (a UUID).`, { param, code: 'invalid_value' });
+  return value.toLowerCase();
+}
+
+/** A parent for a new or moved collection: visible, active, named by its UUID. */
+async function findParent(em: EntityManager, principal: Principal, id: string, param: string): Promise<Collection> {
+  const parentId = requireCollectionId(id, param);
+  const parent = await em.findOne(CollectionSchema, { ...visibleTo(principal), id: parentId });
+  if (!parent) throw new NotFoundError('Parent collection not found.', { param, code: 'collection_not_found' });
+  if (parent.status !== 'active') {
+    throw new BadRequestError('The parent collection is archived.', { param, code: 'collection_archived' });
+  }
+  return parent;
+}
+
+function requireActive(collection: Collection): void {
+  if (collection.status !== 'active') {
+    throw new BadRequestError('Archived collections cannot be changed.', { param: COLLECTION_PARAM, code: 'collection_archived' });
+  }
+}
+
+export interface CreateCollectionInput {
+  name: string;
+  /** Workspace id or slug; default: the parent's workspace, else the caller's (CONTRACT §2). */
+  workspaceId?: string | null;
+  parentCollectionId?: string | null;
+}
+
+export async function createCollection(ctx: ServiceContext, input: CreateCollectionInput): Promise<Collection> {
+  const name = validateName(input.name);
+  return retryOnSlugConflict(() =>
+    ctx.em.transactional(async (em) => {
+      const parent = input.parentCollectionId != null
+        ? await findParent(em, ctx.principal, input.parentCollectionId, 'parent_collection_id')
+        : null;
+      let workspace: Workspace;
+      if (input.workspaceId || !parent) {
+        workspace = await resolveWorkspace(em, ctx.principal, input.workspaceId);
+      } else {
+        workspace = await resolveWorkspace(em, ctx.principal, parent.workspaceId);
+      }
+      if (parent && parent.workspaceId !== workspace.id) {
+        throw new BadRequestError(`The parent collection is not in workspace '${workspace.slug}'.`, {
+          param: 'parent_collection_id',
+          code: 'invalid_value',
+        });
+      }
+      return insertCollection(em, ctx.runtime, { workspace, name, parentId: parent?.id ?? null });
+    }),
+  );
+}
+
+export interface ListCollectionsInput {
+  workspaceId?: string | null;
+  search?: string | null;
+  currentPage?: number | null;
+  pageSize?: number | null;
+}
+
+export interface CollectionPage {
+  total: number;
+  data: Collection[];
+}
+
+export function validatePaging(input: { currentPage?: number | null; pageSize?: number | null }): { currentPage: number; pageSize: number } {
+  const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE;
+  const currentPage = input.currentPage ?? 0;
+  if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
+    throw new BadRequestError(`'page_size' must be an integer from 0 to ${MAX_PAGE_SIZE}.`, { param: 'page_size', code: 'invalid_value' });
+  }
+  if (!Number.isInteger(currentPage) || currentPage < 0) {
+    throw new BadRequestError("'current_page' must be an integer of 0 or more.", { param: 'current_page', code: 'invalid_value' });
+  }
+  return { currentPage, pageSize };
+}
+
+/** `%`, `_` and `\` in a search term match themselves. */
+function likePattern(search: string): string {
+  return `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Active collections of one workspace at every level, by name; `search` matches names, case-insensitively. */
+export async function listCollections(ctx: ServiceContext, input: ListCollectionsInput): Promise<CollectionPage> {
+  const { currentPage, pageSize } = validatePaging(input);
+  const search = input.search?.trim() ?? '';
+  if (search.length > SEARCH_MAX) {
+    throw new BadRequestError(`'search' must be at most ${SEARCH_MAX} characters.`, { param: 'search', code: 'invalid_value' });
+  }
+  const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId);
+  const where: FilterQuery<Collection> = { workspaceId: workspace.id, status: 'active' };
+  if (search) Object.assign(where, { [raw("lower(name) like ? escape '\\'", [likePattern(search)])]: [] });
+  if (pageSize === 0) return { total: await ctx.em.count(CollectionSchema, where), data: [] };
+  const [data, total] = await ctx.em.findAndCount(CollectionSchema, where, {
+    orderBy: byName<Collection>(),
+    limit: pageSize,
+    offset: currentPage * pageSize,
+  });
+  return { total, data };
+}
+
+export async function renameCollection(ctx: ServiceContext, idOrSlug: string, input: { name: string }): Promise<Collection> {
+  const name = validateName(input.name);
+  const collection = await findCollection(ctx.em, ctx.principal, idOrSlug);
+  requireActive(collection);
+  collection.name = name;
+  collection.lastUpdatedAt = ctx.runtime.clock.now();
+  await ctx.em.flush();
+  return collection;
+}
+
+/**
+ * Moves a collection under another one of its workspace, or to the top level (`null`). A move
+ * under itself or one of its descendants would make a cycle: 400. The default collection stays
+ * where it is.
+ */
+export async function moveCollection(ctx: ServiceContext, idOrSlug: string, parentCollectionId: string | null): Promise<Collection> {
+  return ctx.em.transactional(async (em) => {
+    const collection = await findCollection(em, ctx.principal, idOrSlug);
+    requireActive(collection);
+    if (collection.isDefault) {
+      throw new BadRequestError('The default collection cannot be moved.', { param: COLLECTION_PARAM, code: 'default_collection' });
+    }
+    const param = 'parent_collection_id';
+    const parent = parentCollectionId != null ? await findParent(em, ctx.principal, parentCollectionId, param) : null;
+    if (parent) {
+      if (parent.workspaceId !== collection.workspaceId) {
+        throw new BadRequestError('The new parent collection is in another workspace.', { param, code: 'invalid_value' });
+      }
+      const [ancestors] = await ancestorIdsOf(em, [parent.id]);
+      if (parent.id === collection.id || ancestors.includes(collection.id)) {
+        throw new BadRequestError('A collection cannot be moved under itself or one of its descendants.', {
+          param,
+          code: 'collection_cycle',
+        });
+      }
+    }
+    const parentId = parent?.id ?? null;
+    if (collection.parentId !== parentId) {
+      collection.parentId = parentId;
+      collection.lastUpdatedAt = ctx.runtime.clock.now();
+      await em.flush();
+    }
+    return collection;
+  });
+}
+
+/**
+ * Archives a collection with everything under it (child collections at every level and their
+ * prompts), so no active item is left inside an archived one. The default collection stays.
+ */
+export async function archiveCollection(ctx: ServiceContext, idOrSlug: string): Promise<Collection> {
+  return ctx.em.transactional(async (em) => {
+    const collection = await findCollection(em, ctx.principal, idOrSlug);
+    if (collection.isDefault) {
+      throw new BadRequestError('The default collection of a workspace cannot be archived.', {
+        param: COLLECTION_PARAM,
+        code: 'default_collection',
+      });
+    }
+    if (collection.status === 'archived') return collection;
+    const now = ctx.runtime.clock.now();
+    const descendants = await descendantIdsOf(em, collection.id);
+    for (const ids of inChunks(descendants)) {
+      await em.nativeUpdate(CollectionSchema, { id: { $in: ids }, status: 'active' }, { status: 'archived', lastUpdatedAt: now });
+    }
+    for (const ids of inChunks([collection.id, ...descendants])) {
+      await em.nativeUpdate(PromptSchema, { collectionId: { $in: ids }, status: 'active' }, { status: 'archived', lastUpdatedAt: now });
+    }
+    collection.status = 'archived';
+    collection.lastUpdatedAt = now;
+    await em.flush();
+    return collection;
+  });
+}

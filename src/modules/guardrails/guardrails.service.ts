@@ -1,0 +1,242 @@
+import { raw, type EntityManager, type EntityName, type FilterQuery } from '@mikro-orm/core';
+import type { Principal } from '../../auth/principal.js';
+import { canSeeWorkspace, requireOrganisationKey, resolveWorkspace } from '../../auth/tenancy.js';
+import type { ServiceContext } from '../../context.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import { isUuid, prefixedId, uuid } from '../../lib/ids.js';
+import { validateName } from '../tenancy/tenancy.service.js';
+import { GuardrailEvaluationSchema, type GuardrailEvaluation, type GuardrailStage } from './guardrail-evaluation.entity.js';
+import { GuardrailVersionSchema, type GuardrailVersion } from './guardrail-version.entity.js';
+import { GuardrailSchema, type Guardrail, type GuardrailStatus } from './guardrail.entity.js';
+import { normalizeActions, validateChecks, type GuardrailActions, type NormalizedCheck } from './validate.js';
+
+export const PAGE_SIZE_DEFAULT = 100;
+export const PAGE_SIZE_MAX = 1000;
+
+export interface Page<T> {
+  data: T[];
+  total: number;
+}
+
+/**
+ * Check entries and actions arrive in wire terms (`is_enabled`, `on_success.feedback`), as
+ * CONTRACT §8 and the stored records spell them; validate.ts judges them and applies defaults.
+ */
+export interface CreateGuardrailInput {
+  name: string;
+  checks: unknown;
+  actions?: unknown;
+  /** Id or slug. Omitted: a workspace key's own workspace; organisation-wide for organisation keys. */
+  workspaceId?: string | null;
+}
+
+export interface UpdateGuardrailInput {
+  name?: string | null;
+  checks?: unknown;
+  actions?: unknown;
+}
+
+function checkedChecks(checks: unknown): NormalizedCheck[] {
+  const result = validateChecks(checks);
+  if (!result.ok) throw new BadRequestError(result.message, { param: result.param, code: 'invalid_value' });
+  return result.checks;
+}
+
+function checkedActions(actions: unknown): GuardrailActions {
+  const result = normalizeActions(actions);
+  if (!result.ok) throw new BadRequestError(result.message, { param: result.param, code: 'invalid_value' });
+  return result.actions;
+}
+
+function notFound(idOrSlug: string): NotFoundError {
+  return new NotFoundError(`Guardrail not found: '${idOrSlug}'.`, { param: 'guardrail_id', code: 'guardrail_not_found' });
+}
+
+/** The guardrail the caller names, if it can see it: another organisation's, or another workspace's for a workspace key, does not exist. */
+export async function findVisibleGuardrail(em: EntityManager, principal: Principal, idOrSlug: string): Promise<Guardrail | null> {
+  const where = isUuid(idOrSlug) ? { id: idOrSlug.toLowerCase() } : { slug: idOrSlug };
+  const guardrail = await em.findOne(GuardrailSchema, { ...where, organisationId: principal.organisationId });
+  return guardrail && canSeeWorkspace(principal, guardrail.workspaceId) ? guardrail : null;
+}
+
+export async function getGuardrail(ctx: ServiceContext, idOrSlug: string): Promise<Guardrail> {
+  const guardrail = await findVisibleGuardrail(ctx.em, ctx.principal, idOrSlug);
+  if (!guardrail) throw notFound(idOrSlug);
+  return guardrail;
+}
+
+/** Organisation-wide guardrails apply in every workspace: only organisation keys change them (403). */
+function requireWritable(principal: Principal, guardrail: Guardrail): void {
+  if (guardrail.workspaceId === null) requireOrganisationKey(principal, 'change organisation-wide guardrails');
+}
+
+export async function createGuardrail(ctx: ServiceContext, input: CreateGuardrailInput): Promise<Guardrail> {
+  const name = validateName(input.name);
+  const checks = checkedChecks(input.checks);
+  const actions = checkedActions(input.actions);
+  const workspaceId =
+    input.workspaceId || ctx.principal.workspaceId
+      ? (await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId ?? null)).id
+      : null;
+  const now = ctx.runtime.clock.now();
+  const keyId = ctx.principal.apiKeyId;
+  return ctx.em.transactional(async (tx) => {
+    const guardrail = tx.create(GuardrailSchema, {
+      id: uuid(),
+      slug: prefixedId('guard'),
+      organisationId: ctx.principal.organisationId,
+      workspaceId,
+      name,
+      status: 'active',
+      ownerId: keyId,
+      updatedBy: keyId,
+      versionId: uuid(),
+      version: 1,
+      checks,
+      actions,
+      createdAt: now,
+      updatedAt: now,
+      archivedAt: null,
+    });
+    tx.create(GuardrailVersionSchema, {
+      id: guardrail.versionId,
+      guardrailId: guardrail.id,
+      version: 1,
+      name,
+      checks,
+      actions,
+      createdBy: keyId,
+      createdAt: now,
+    });
+    await tx.flush();
+    return guardrail;
+  });
+}
+
+/**
+ * CONTRACT §8: any of name, checks (≥ 1), actions; what is omitted stays as it is, and omitted
+ * fields inside a given `actions` take the defaults. Every update writes a new immutable version.
+ */
+export async function updateGuardrail(ctx: ServiceContext, idOrSlug: string, input: UpdateGuardrailInput): Promise<Guardrail> {
+  const current = await getGuardrail(ctx, idOrSlug);
+  requireWritable(ctx.principal, current);
+  const changes: Partial<Pick<Guardrail, 'name' | 'checks' | 'actions'>> = {};
+  if (input.name != null) changes.name = validateName(input.name);
+  if (input.checks != null) changes.checks = checkedChecks(input.checks);
+  if (input.actions != null) changes.actions = checkedActions(input.actions);
+  if (!Object.keys(changes).length) {
+    throw new BadRequestError("Nothing to update: send at least one of 'name', 'checks', 'actions'.", { code: 'missing_required_parameter' });
+  }
+  if (current.status === 'archived') throw archived(current);
+  const now = ctx.runtime.clock.now();
+  const versionId = uuid();
+  return ctx.em.transactional(async (tx) => {
+    // Write first (the version counter, atomically), then read: concurrent updates get distinct numbers.
+    const updated = await tx.nativeUpdate(
+      GuardrailSchema,
+      { id: current.id, status: 'active' },
+      { ...changes, version: raw('version + 1'), versionId, updatedBy: ctx.principal.apiKeyId, updatedAt: now },
+    );
+    if (!updated) throw archived(current);
+    const guardrail = await tx.findOneOrFail(GuardrailSchema, { id: current.id }, { refresh: true });
+    tx.create(GuardrailVersionSchema, {
+      id: versionId,
+      guardrailId: guardrail.id,
+      version: guardrail.version,
+      name: guardrail.name,
+      checks: guardrail.checks,
+      actions: guardrail.actions,
+      createdBy: ctx.principal.apiKeyId,
+      createdAt: now,
+    });
+    await tx.flush();
+    return guardrail;
+  });
+}
+
+function archived(guardrail: Guardrail): BadRequestError {
+  return new BadRequestError(`Guardrail '${guardrail.slug}' is archived and cannot be updated.`, { param: 'guardrail_id', code: 'guardrail_archived' });
+}
+
+/** DELETE archives: versions and evaluations stay readable; repeating it changes nothing. */
+export async function archiveGuardrail(ctx: ServiceContext, idOrSlug: string): Promise<Guardrail> {
+  const guardrail = await getGuardrail(ctx, idOrSlug);
+  requireWritable(ctx.principal, guardrail);
+  if (guardrail.status !== 'archived') {
+    const now = ctx.runtime.clock.now();
+    guardrail.status = 'archived';
+    guardrail.archivedAt = now;
+    guardrail.updatedAt = now;
+    guardrail.updatedBy = ctx.principal.apiKeyId;
+    await ctx.em.flush();
+  }
+  return guardrail;
+}
+
+export interface Paging {
+  pageSize?: number | null;
+  currentPage?: number | null;
+}
+
+function paging(input: Paging): { limit: number; offset: number } {
+  const pageSize = input.pageSize ?? PAGE_SIZE_DEFAULT;
+  const currentPage = input.currentPage ?? 0;
+  if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > PAGE_SIZE_MAX) {
+    throw new BadRequestError(`'page_size' must be an integer from 0 to ${PAGE_SIZE_MAX}.`, { param: 'page_size', code: 'invalid_value' });
+  }
+  if (!Number.isInteger(currentPage) || currentPage < 0) {
+    throw new BadRequestError("'current_page' must be an integer of at least 0.", { param: 'current_page', code: 'invalid_value' });
+  }
+  return { limit: pageSize, offset: pageSize * currentPage };
+}
+
+async function page<T extends object>(em: EntityManager, schema: EntityName<T>, where: FilterQuery<T>, input: Paging): Promise<Page<T>> {
+  const { limit, offset } = paging(input);
+  const orderBy = { createdAt: 'desc', id: 'desc' } as const;
+  if (limit === 0) return { data: [], total: await em.count(schema, where) };
+  const [data, total] = await em.findAndCount(schema, where, { orderBy, limit, offset });
+  return { data: data as T[], total };
+}
+
+export interface ListGuardrailsInput extends Paging {
+  /** Id or slug: only that workspace's guardrails. Omitted: every guardrail the caller can see. */
+  workspaceId?: string | null;
+  status?: GuardrailStatus | null;
+}
+
+/** Newest first, ties broken by id; `total` counts every match, not just the page. */
+export async function listGuardrails(ctx: ServiceContext, input: ListGuardrailsInput = {}): Promise<Page<Guardrail>> {
+  const where: FilterQuery<Guardrail> = { organisationId: ctx.principal.organisationId, status: input.status ?? 'active' };
+  if (input.workspaceId) {
+    where.workspaceId = (await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId)).id;
+  } else if (ctx.principal.workspaceId) {
+    // SQL `IN (…, NULL)` never matches NULL: organisation-wide rows need their own branch.
+    where.$or = [{ workspaceId: ctx.principal.workspaceId }, { workspaceId: null }];
+  }
+  return page<Guardrail>(ctx.em, GuardrailSchema, where, input);
+}
+
+/** Every version, oldest first (version 1 is the one created). */
+export async function listGuardrailVersions(ctx: ServiceContext, idOrSlug: string): Promise<GuardrailVersion[]> {
+  const guardrail = await getGuardrail(ctx, idOrSlug);
+  return ctx.em.find(GuardrailVersionSchema, { guardrailId: guardrail.id }, { orderBy: { version: 'asc' } });
+}
+
+export interface ListEvaluationsInput extends Paging {
+  /** Id or slug of a guardrail the caller can see. */
+  guardrailId?: string | null;
+  runId?: string | null;
+  requestId?: string | null;
+  stage?: GuardrailStage | null;
+}
+
+/** Evaluations of requests in workspaces the caller can see, newest first. */
+export async function listGuardrailEvaluations(ctx: ServiceContext, input: ListEvaluationsInput = {}): Promise<Page<GuardrailEvaluation>> {
+  const where: FilterQuery<GuardrailEvaluation> = { organisationId: ctx.principal.organisationId };
+  if (ctx.principal.workspaceId) where.workspaceId = ctx.principal.workspaceId;
+  if (input.guardrailId) where.guardrailId = (await getGuardrail(ctx, input.guardrailId)).id;
+  if (input.runId) where.runId = input.runId;
+  if (input.requestId) where.requestId = input.requestId;
+  if (input.stage) where.stage = input.stage;
+  return page<GuardrailEvaluation>(ctx.em, GuardrailEvaluationSchema, where, input);
+}

@@ -1,0 +1,214 @@
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
+import { resolveWorkspace } from '../../auth/tenancy.js';
+import type { ServiceContext } from '../../context.js';
+import { BadRequestError, ConflictError, NotFoundError, PermissionError } from '../../errors.js';
+import { uuid } from '../../lib/ids.js';
+import type { Runtime } from '../../runtime.js';
+import { validateName } from '../tenancy/tenancy.service.js';
+import type { Workspace } from '../tenancy/workspace.entity.js';
+import { IntegrationSchema, type Integration } from './integration.entity.js';
+import { findIntegration, SLUG_MAX, validateSlug } from './lookup.js';
+import { pageOf, type PageInput } from './paging.js';
+import { ProviderSchema, type Provider } from './provider.entity.js';
+import { WorkspaceAccessSchema } from './workspace-access.entity.js';
+
+const NOTE_MAX = 2000;
+const GUARDRAILS_MAX = 50;
+const GUARDRAIL_REF_MAX = 255;
+
+async function uniqueProviderSlug(em: EntityManager, workspaceId: string, base: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base.slice(0, SLUG_MAX - String(n).length - 1)}-${n}`;
+    if (!(await em.count(ProviderSchema, { workspaceId, activeSlug: candidate }))) return candidate;
+  }
+}
+
+/**
+ * The provider a workspace gets when it gains access to an integration: unless it already has an
+ * active one for that integration, a new one whose slug (the virtual key) is the integration's
+ * slug, or that slug with a number when the workspace already uses it.
+ */
+export async function ensureProvider(
+  em: EntityManager,
+  runtime: Runtime,
+  integration: Pick<Integration, 'id' | 'slug' | 'name'>,
+  workspace: Pick<Workspace, 'id' | 'organisationId'>,
+): Promise<void> {
+  if (await em.count(ProviderSchema, { integrationId: integration.id, workspaceId: workspace.id, status: 'active' })) return;
+  const slug = await uniqueProviderSlug(em, workspace.id, integration.slug);
+  const now = runtime.clock.now();
+  em.create(ProviderSchema, {
+    id: uuid(),
+    organisationId: workspace.organisationId,
+    workspaceId: workspace.id,
+    integrationId: integration.id,
+    slug,
+    activeSlug: slug,
+    name: integration.name,
+    note: null,
+    status: 'active',
+    inputGuardrails: [],
+    outputGuardrails: [],
+    createdAt: now,
+    updatedAt: now,
+  });
+  // Flushed now so that the next uniqueness check in this transaction sees it.
+  await em.flush();
+}
+
+function validateNote(note: string | null | undefined): string | null {
+  if (note == null) return null;
+  if (note.length > NOTE_MAX) throw new BadRequestError(`'note' must be at most ${NOTE_MAX} characters.`, { param: 'note', code: 'invalid_value' });
+  return note;
+}
+
+/** Guardrail ids or slugs, kept as sent (the guardrails domain resolves them); duplicates dropped. */
+export function validateGuardrailRefs(list: unknown, param: string): string[] {
+  if (!Array.isArray(list)) throw new BadRequestError(`'${param}' must be an array of guardrail ids or slugs.`, { param, code: 'invalid_type' });
+  if (list.length > GUARDRAILS_MAX) {
+    throw new BadRequestError(`'${param}' holds at most ${GUARDRAILS_MAX} guardrails.`, { param, code: 'invalid_value' });
+  }
+  const out: string[] = [];
+  list.forEach((ref: unknown, i) => {
+    if (typeof ref !== 'string' || !ref.trim() || ref.length > GUARDRAIL_REF_MAX) {
+      throw new BadRequestError(`'${param}[${i}]' must be a guardrail id or slug (1–${GUARDRAIL_REF_MAX} characters).`, { param: `${param}[${i}]`, code: 'invalid_value' });
+    }
+    if (!out.includes(ref.trim())) out.push(ref.trim());
+  });
+  return out;
+}
+
+function conflict(slug: string): ConflictError {
+  return new ConflictError(`A provider with slug '${slug}' already exists in this workspace.`, { param: 'slug' });
+}
+
+function notFound(slug: string): NotFoundError {
+  return new NotFoundError(`No provider found with slug '${slug}'.`, { code: 'provider_not_found' });
+}
+
+async function findProvider(ctx: ServiceContext, slug: string, workspaceId?: string | null): Promise<Provider> {
+  const workspace = await resolveWorkspace(ctx.em, ctx.principal, workspaceId);
+  const provider = await ctx.em.findOne(ProviderSchema, { workspaceId: workspace.id, activeSlug: slug });
+  if (!provider) throw notFound(slug);
+  return provider;
+}
+
+export interface CreateProviderInput {
+  integrationId: string;
+  workspaceId?: string | null;
+  slug?: string | null;
+  name?: string | null;
+  note?: string | null;
+  inputGuardrails?: string[] | null;
+  outputGuardrails?: string[] | null;
+}
+
+/**
+ * Another virtual key for an integration the workspace has access to (each workspace gets one
+ * automatically; more are useful for different guardrails). Workspace keys may create providers
+ * in their own workspace.
+ */
+export async function createProvider(ctx: ServiceContext, input: CreateProviderInput): Promise<Provider> {
+  const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId);
+  if (input.integrationId == null || input.integrationId === '') {
+    throw new BadRequestError("Missing required parameter: 'integration_id'.", { param: 'integration_id', code: 'missing_required_parameter' });
+  }
+  const integration = await findIntegration(ctx.em, ctx.principal.organisationId, input.integrationId, 'integration_id');
+  const name = input.name != null ? validateName(input.name) : integration.name;
+  const note = validateNote(input.note);
+  const inputGuardrails = validateGuardrailRefs(input.inputGuardrails ?? [], 'input_guardrails');
+  const outputGuardrails = validateGuardrailRefs(input.outputGuardrails ?? [], 'output_guardrails');
+  const access = await ctx.em.findOne(WorkspaceAccessSchema, { integrationId: integration.id, workspaceId: workspace.id });
+  if (!access?.enabled) {
+    throw new PermissionError(
+      `Integration '${integration.slug}' is not enabled for workspace '${workspace.slug}': grant access with PUT /v1/integrations/${integration.slug}/workspaces first.`,
+      { code: 'integration_disabled' },
+    );
+  }
+  let slug: string;
+  if (input.slug != null) {
+    slug = validateSlug(input.slug);
+    if (await ctx.em.count(ProviderSchema, { workspaceId: workspace.id, activeSlug: slug })) throw conflict(slug);
+  } else {
+    slug = await uniqueProviderSlug(ctx.em, workspace.id, integration.slug);
+  }
+  const now = ctx.runtime.clock.now();
+  const provider = ctx.em.create(ProviderSchema, {
+    id: uuid(),
+    organisationId: ctx.principal.organisationId,
+    workspaceId: workspace.id,
+    integrationId: integration.id,
+    slug,
+    activeSlug: slug,
+    name,
+    note,
+    status: 'active',
+    inputGuardrails,
+    outputGuardrails,
+    createdAt: now,
+    updatedAt: now,
+  });
+  try {
+    await ctx.em.flush();
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) {
+      ctx.em.clear();
+      throw conflict(slug);
+    }
+    throw error;
+  }
+  return provider;
+}
+
+export interface ListProvidersInput extends PageInput {
+  workspaceId?: string | null;
+}
+
+/** Active providers, newest first: of one workspace when named, else of every workspace the caller can see. */
+export async function listProviders(ctx: ServiceContext, input: ListProvidersInput): Promise<{ total: number; data: Provider[] }> {
+  const { offset, limit } = pageOf(input);
+  const where: Record<string, unknown> = { organisationId: ctx.principal.organisationId, status: 'active' };
+  if (input.workspaceId) where.workspaceId = (await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId)).id;
+  else if (ctx.principal.workspaceId) where.workspaceId = ctx.principal.workspaceId;
+  const total = await ctx.em.count(ProviderSchema, where);
+  const data = limit === 0 ? [] : await ctx.em.find(ProviderSchema, where, { orderBy: { createdAt: 'desc', id: 'asc' }, offset, limit });
+  return { total, data };
+}
+
+export async function getProvider(ctx: ServiceContext, slug: string, workspaceId?: string | null): Promise<Provider> {
+  return findProvider(ctx, slug, workspaceId);
+}
+
+export interface UpdateProviderInput {
+  name?: string | null;
+  note?: string | null;
+  inputGuardrails?: string[] | null;
+  outputGuardrails?: string[] | null;
+}
+
+/** Changes what is sent; `null` guardrail lists empty them. */
+export async function updateProvider(ctx: ServiceContext, slug: string, input: UpdateProviderInput, workspaceId?: string | null): Promise<Provider> {
+  const provider = await findProvider(ctx, slug, workspaceId);
+  const name = input.name != null ? validateName(input.name) : provider.name;
+  const note = input.note !== undefined ? validateNote(input.note) : provider.note;
+  const inputGuardrails = input.inputGuardrails !== undefined ? validateGuardrailRefs(input.inputGuardrails ?? [], 'input_guardrails') : provider.inputGuardrails;
+  const outputGuardrails = input.outputGuardrails !== undefined ? validateGuardrailRefs(input.outputGuardrails ?? [], 'output_guardrails') : provider.outputGuardrails;
+  Object.assign(provider, { name, note: note ?? null, inputGuardrails, outputGuardrails, updatedAt: ctx.runtime.clock.now() });
+  await ctx.em.flush();
+  return provider;
+}
+
+/** Archives the provider: its virtual key stops resolving and its slug is free again. */
+export async function deleteProvider(ctx: ServiceContext, slug: string, workspaceId?: string | null): Promise<Provider> {
+  const provider = await findProvider(ctx, slug, workspaceId);
+  Object.assign(provider, { status: 'archived' as const, activeSlug: null, updatedAt: ctx.runtime.clock.now() });
+  await ctx.em.flush();
+  return provider;
+}
+
+/** Integrations by id, in the order asked (a batch loader); archived ones too, so a provider's integration always resolves. */
+export async function integrationsByIds(em: EntityManager, ids: readonly string[]): Promise<Array<Integration | Error>> {
+  const rows = await em.find(IntegrationSchema, { id: { $in: [...new Set(ids)] } });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => byId.get(id) ?? new Error(`Integration ${id} not found.`));
+}

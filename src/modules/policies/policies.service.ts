@@ -1,0 +1,290 @@
+import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import { resolveWorkspace } from '../../auth/tenancy.js';
+import type { ServiceContext } from '../../context.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import { isUuid, uuid } from '../../lib/ids.js';
+import type { Runtime } from '../../runtime.js';
+import { validateName } from '../tenancy/tenancy.service.js';
+import { validateLimits } from '../usage/alerts.js';
+import {
+  matches,
+  validateConditions,
+  validateGroupBy,
+  valueKey,
+  WILDCARD,
+  type Condition,
+  type GroupByKey,
+  type UsageRequest,
+  type ValidationIssue,
+} from '../usage/conditions.js';
+import { usageEngine, type BucketUsage, type LimitSpec } from '../usage/usage-engine.js';
+import { isPeriodicReset, nextReset, periodStart, type PeriodicReset } from '../usage/usage-periods.js';
+import { UsageLimitsPolicySchema, type UsageLimitsPolicy } from './usage-limits-policy.entity.js';
+
+export const POLICY_TYPES = ['cost', 'tokens'] as const;
+export type PolicyType = (typeof POLICY_TYPES)[number];
+export const POLICY_STATUSES = ['active', 'archived'] as const;
+export type PolicyStatus = (typeof POLICY_STATUSES)[number];
+
+export const MAX_PAGE_SIZE = 1000;
+export const DEFAULT_PAGE_SIZE = 100;
+/** GraphQL `Int` is 32-bit: the largest page number both front doors accept. */
+export const MAX_PAGE = 2_147_483_647;
+export const DEFAULT_POLICY_NAME = 'Usage limits policy';
+export const POLICY_NOT_FOUND = 'Usage limits policy not found.';
+
+const invalid = (param: string, message: string) => new BadRequestError(message, { param, code: 'invalid_value' });
+const missing = (param: string) => new BadRequestError(`Missing required parameter: '${param}'.`, { param, code: 'missing_required_parameter' });
+
+function throwFirst(issues: ValidationIssue[]): void {
+  if (issues.length) throw invalid(issues[0].param, issues[0].message);
+}
+
+function oneOf<T extends string>(values: readonly T[], value: unknown, param: string): T {
+  if (typeof value === 'string' && (values as readonly string[]).includes(value)) return value as T;
+  throw invalid(param, `'${param}' must be one of ${values.map((v) => `'${v}'`).join(', ')}.`);
+}
+
+function periodicResetOf(value: unknown): PeriodicReset {
+  if (!isPeriodicReset(value)) throw invalid('periodic_reset', "'periodic_reset' must be one of 'monthly', 'weekly', or null.");
+  return value;
+}
+
+function numberOf(value: unknown, param: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(param, `${param} must be a number greater than or equal to 0.`);
+  return value;
+}
+
+function workspaceIdOf(value: string): string {
+  if (typeof value !== 'string' || !value.trim()) throw invalid('workspace_id', "'workspace_id' must be a workspace id or slug.");
+  return value;
+}
+
+export interface ListPoliciesInput {
+  workspaceId?: string | null;
+  status?: string | null;
+  type?: string | null;
+  pageSize?: number | null;
+  currentPage?: number | null;
+}
+
+export interface PolicyPage {
+  total: number;
+  data: UsageLimitsPolicy[];
+}
+
+/**
+ * A page of the caller's policies, newest first (ties by id), filtered, counted and paged in SQL.
+ * An organisation key sees every workspace's policies unless `workspaceId` narrows them; a
+ * workspace key sees its own workspace's.
+ */
+export async function listPolicies(ctx: ServiceContext, input: ListPoliciesInput): Promise<PolicyPage> {
+  const status = input.status == null ? 'active' : oneOf(POLICY_STATUSES, input.status, 'status');
+  const type = input.type == null ? null : oneOf(POLICY_TYPES, input.type, 'type');
+  const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
+    throw invalid('page_size', `'page_size' must be an integer between 0 and ${MAX_PAGE_SIZE}.`);
+  }
+  const currentPage = input.currentPage ?? 0;
+  if (!Number.isInteger(currentPage) || currentPage < 0 || currentPage > MAX_PAGE) {
+    throw invalid('current_page', `'current_page' must be an integer between 0 and ${MAX_PAGE}.`);
+  }
+  const where: FilterQuery<UsageLimitsPolicy> = { organisationId: ctx.principal.organisationId, status };
+  if (input.workspaceId != null) {
+    where.workspaceId = (await resolveWorkspace(ctx.em, ctx.principal, workspaceIdOf(input.workspaceId), 'workspace_id')).id;
+  } else if (ctx.principal.workspaceId) {
+    where.workspaceId = ctx.principal.workspaceId;
+  }
+  if (type) where.type = type;
+  const total = await ctx.em.count(UsageLimitsPolicySchema, where);
+  if (pageSize === 0) return { total, data: [] };
+  const data = await ctx.em.find(UsageLimitsPolicySchema, where, {
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: pageSize,
+    offset: currentPage * pageSize,
+  });
+  return { total, data };
+}
+
+/** A policy the caller can see: another organisation's, or another workspace's for a workspace key, is a 404. */
+export async function getPolicy(ctx: ServiceContext, id: string): Promise<UsageLimitsPolicy> {
+  const policy = isUuid(id)
+    ? await ctx.em.findOne(UsageLimitsPolicySchema, { id: id.toLowerCase(), organisationId: ctx.principal.organisationId })
+    : null;
+  if (!policy || (ctx.principal.workspaceId && policy.workspaceId !== ctx.principal.workspaceId)) {
+    throw new NotFoundError(POLICY_NOT_FOUND, { param: 'id', code: 'policy_not_found' });
+  }
+  return policy;
+}
+
+export interface CreatePolicyInput {
+  name?: string | null;
+  type?: string | null;
+  conditions?: unknown;
+  groupBy?: unknown;
+  creditLimit?: number | null;
+  alertThreshold?: number | null;
+  periodicReset?: string | null;
+  workspaceId?: string | null;
+}
+
+/**
+ * A `workspace_id` condition names the policy's own workspace (by id or slug; stored as the id) or
+ * is `*`: a policy only ever governs requests in its own workspace, so any other value would make
+ * it silently inert.
+ */
+function normaliseConditions(list: Array<{ key: string; value: string }>, workspace: { id: string; slug: string }): Condition[] {
+  return list.map((condition, i) => {
+    if (condition.key !== 'workspace_id' || condition.value === WILDCARD) return { key: condition.key, value: condition.value };
+    if (condition.value.toLowerCase() === workspace.id || condition.value === workspace.slug) return { key: condition.key, value: workspace.id };
+    throw invalid(
+      `conditions[${i}].value`,
+      `conditions[${i}].value must be '${WILDCARD}' or the policy's own workspace ('${workspace.slug}'): a policy applies only to requests in its workspace.`,
+    );
+  });
+}
+
+export async function createPolicy(ctx: ServiceContext, input: CreatePolicyInput): Promise<UsageLimitsPolicy> {
+  if (input.conditions === undefined || input.conditions === null) throw missing('conditions');
+  throwFirst(validateConditions(input.conditions));
+  if (input.groupBy === undefined || input.groupBy === null) throw missing('group_by');
+  throwFirst(validateGroupBy(input.groupBy));
+  if (input.type == null) throw missing('type');
+  const type = oneOf(POLICY_TYPES, input.type, 'type');
+  if (input.creditLimit == null) throw missing('credit_limit');
+  const creditLimit = numberOf(input.creditLimit, 'credit_limit');
+  const alertThreshold = input.alertThreshold == null ? null : numberOf(input.alertThreshold, 'alert_threshold');
+  throwFirst(validateLimits({ creditLimit, alertThreshold }));
+  const periodicReset = periodicResetOf(input.periodicReset ?? null);
+  const name = input.name == null ? DEFAULT_POLICY_NAME : validateName(input.name);
+  const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId == null ? null : workspaceIdOf(input.workspaceId), 'workspace_id');
+  const conditions = normaliseConditions(input.conditions as Array<{ key: string; value: string }>, workspace);
+  const groupBy: GroupByKey[] = (input.groupBy as GroupByKey[]).map(({ key }) => ({ key }));
+  const now = ctx.runtime.clock.now();
+  const policy = ctx.em.create(UsageLimitsPolicySchema, {
+    id: uuid(),
+    organisationId: ctx.principal.organisationId,
+    workspaceId: workspace.id,
+    name,
+    type,
+    status: 'active',
+    conditions,
+    groupBy,
+    creditLimit,
+    alertThreshold,
+    periodicReset,
+    lastResetAt: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await ctx.em.flush();
+  return policy;
+}
+
+export interface UpdatePolicyInput {
+  name?: string | null;
+  creditLimit?: number | null;
+  alertThreshold?: number | null;
+  periodicReset?: string | null;
+  resetUsageForValue?: string | null;
+}
+
+/**
+ * Changes name, limits or reset rule (omitted fields keep their values; `alert_threshold` and
+ * `periodic_reset` accept null), and zeroes the current period's usage of one value key when
+ * `reset_usage_for_value` names it. Archived policies cannot be changed.
+ */
+export async function updatePolicy(ctx: ServiceContext, id: string, input: UpdatePolicyInput): Promise<UsageLimitsPolicy> {
+  const policy = await getPolicy(ctx, id);
+  if (policy.status === 'archived') {
+    throw new BadRequestError('Archived usage limits policies cannot be changed.', { code: 'policy_archived' });
+  }
+  const name = input.name === undefined ? policy.name : validateName(input.name);
+  if (input.creditLimit === null) throw invalid('credit_limit', 'credit_limit must be a number greater than or equal to 0.');
+  const creditLimit = input.creditLimit === undefined ? policy.creditLimit : numberOf(input.creditLimit, 'credit_limit');
+  const alertThreshold =
+    input.alertThreshold === undefined ? (policy.alertThreshold ?? null) : input.alertThreshold === null ? null : numberOf(input.alertThreshold, 'alert_threshold');
+  throwFirst(validateLimits({ creditLimit, alertThreshold }));
+  const periodicReset = input.periodicReset === undefined ? (policy.periodicReset ?? null) : periodicResetOf(input.periodicReset);
+  const resetValue = input.resetUsageForValue;
+  if (resetValue !== undefined && resetValue !== null && (typeof resetValue !== 'string' || resetValue.length === 0)) {
+    throw invalid('reset_usage_for_value', "'reset_usage_for_value' must be a non-empty value key (e.g. 'api_key:<id>').");
+  }
+  const now = ctx.runtime.clock.now();
+  const limitsChanged = creditLimit !== policy.creditLimit || alertThreshold !== (policy.alertThreshold ?? null);
+  Object.assign(policy, { name, creditLimit, alertThreshold, periodicReset, updatedAt: now });
+  if (resetValue) policy.lastResetAt = now;
+  await ctx.em.flush();
+  const engine = usageEngine(ctx.runtime);
+  if (limitsChanged) await engine.updateLimits('policy', policy.id, { type: policy.type, creditLimit, alertThreshold });
+  if (resetValue) await engine.resetUsage('policy', policy.id, resetValue, { type: policy.type, periodicReset });
+  return policy;
+}
+
+/** DELETE: archives (idempotent). An archived policy no longer applies to requests. */
+export async function archivePolicy(ctx: ServiceContext, id: string): Promise<UsageLimitsPolicy> {
+  const policy = await getPolicy(ctx, id);
+  if (policy.status !== 'archived') {
+    policy.status = 'archived';
+    policy.updatedAt = ctx.runtime.clock.now();
+    await ctx.em.flush();
+  }
+  return policy;
+}
+
+/** When the current period ends (null: never resets). */
+export function nextUsageResetAt(policy: Pick<UsageLimitsPolicy, 'periodicReset'>, now: Date): Date | null {
+  return nextReset(policy.periodicReset ?? null, now);
+}
+
+/** The latest reset: a manual one, or the start of the current period if that came after creation. */
+export function lastResetAt(policy: Pick<UsageLimitsPolicy, 'periodicReset' | 'lastResetAt' | 'createdAt'>, now: Date): Date | null {
+  const candidates: Date[] = [];
+  if (policy.lastResetAt) candidates.push(new Date(policy.lastResetAt));
+  if (policy.periodicReset) {
+    const start = periodStart(policy.periodicReset, now);
+    if (start.getTime() > new Date(policy.createdAt).getTime()) candidates.push(start);
+  }
+  if (!candidates.length) return null;
+  return new Date(Math.max(...candidates.map((d) => d.getTime())));
+}
+
+/** Current-period usage per value key for many policies at once (one query). */
+export function valueKeyUsageOf(runtime: Runtime, policies: ReadonlyArray<Pick<UsageLimitsPolicy, 'id' | 'type' | 'periodicReset' | 'creditLimit'>>): Promise<BucketUsage[][]> {
+  return usageEngine(runtime).currentBucketsOf(
+    'policy',
+    policies.map((p) => ({ ownerId: p.id, type: p.type, periodicReset: p.periodicReset ?? null, creditLimit: p.creditLimit })),
+  );
+}
+
+export function policyLabel(policy: Pick<UsageLimitsPolicy, 'id' | 'name'>): string {
+  return `usage-limit policy '${policy.name}' (${policy.id})`;
+}
+
+/** The limit a policy puts on one request. */
+export function policySpec(policy: UsageLimitsPolicy, req: UsageRequest): LimitSpec {
+  return {
+    ownerType: 'policy',
+    ownerId: policy.id,
+    valueKey: valueKey(policy.groupBy, req),
+    type: policy.type,
+    creditLimit: policy.creditLimit,
+    alertThreshold: policy.alertThreshold ?? null,
+    periodicReset: policy.periodicReset ?? null,
+    workspaceId: policy.workspaceId,
+    label: policyLabel(policy),
+  };
+}
+
+/**
+ * The data plane's question: which limits apply to this request? The active policies of the
+ * request's workspace whose conditions all match, oldest first (a stable order for reservations).
+ */
+export async function matchingPolicySpecs(em: EntityManager, organisationId: string, req: UsageRequest): Promise<LimitSpec[]> {
+  const policies = await em.find(
+    UsageLimitsPolicySchema,
+    { organisationId, workspaceId: req.workspaceId, status: 'active' },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
+  return policies.filter((policy) => matches(policy.conditions, req)).map((policy) => policySpec(policy, req));
+}

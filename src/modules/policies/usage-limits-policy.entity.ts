@@ -1,0 +1,38 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import type { Condition, GroupByKey } from '../usage/conditions.js';
+
+/**
+ * A usage-limits policy (interface §2.4): a cost or token budget for the requests of its workspace
+ * that match `conditions`, counted per `group_by` value key and period. Usage lives in
+ * `usage_buckets` (owner type `policy`), not here. Deleting archives.
+ */
+export const UsageLimitsPolicySchema = defineEntity({
+  name: 'UsageLimitsPolicy',
+  tableName: 'usage_limits_policies',
+  properties: (p) => ({
+    id: p.uuid().primary(),
+    organisationId: p.uuid(),
+    /** The workspace whose requests the policy governs. */
+    workspaceId: p.uuid(),
+    name: p.string(),
+    type: p.enum(['cost', 'tokens'] as const),
+    status: p.enum(['active', 'archived'] as const),
+    conditions: p.json<Condition[]>(),
+    groupBy: p.json<GroupByKey[]>(),
+    /** Tokens, or US dollars for `cost`. */
+    creditLimit: p.double().$type<number>(),
+    alertThreshold: p.double().$type<number>().nullable(),
+    periodicReset: p.enum(['monthly', 'weekly'] as const).nullable(),
+    /** When usage was last reset by hand (`reset_usage_for_value`); periodic resets are derived from the clock. */
+    lastResetAt: p.datetime().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  }),
+  // Listing filters on organisation or workspace, then status (and type), newest first.
+  indexes: [
+    { properties: ['organisationId', 'status', 'createdAt', 'id'] },
+    { properties: ['workspaceId', 'status', 'createdAt', 'id'] },
+  ],
+});
+
+export type UsageLimitsPolicy = InferEntity<typeof UsageLimitsPolicySchema>;

@@ -1,0 +1,416 @@
+/**
+ * The run executor: runs queued runs in the background of the server, at most RUN_CONCURRENCY at
+ * a time, independently of any client connection. A run's model call never happens inside a
+ * database transaction: each step of progress (start, a text delta, tool calls, the end) is its
+ * own short transaction that also appends the run's events, and every status move is conditional,
+ * so a cancel or a shutdown racing the executor is settled cleanly.
+ */
+import { AppError } from '../../errors.js';
+import { prefixedId } from '../../lib/ids.js';
+import type { Runtime } from '../../runtime.js';
+import { resolveProvider } from '../integrations/provider-resolution.js';
+import { checkOutput, type ResolvedProvider } from './admission.js';
+import { buildConversation, functionTools, modelToolChoice } from './conversation.js';
+import { RunMovedError, type EventDraft } from './event-log.js';
+import { MessageSchema, type Message } from './message.entity.js';
+import { ModelError, type ModelRequest, type ToolCall, type Usage } from './models/model.js';
+import { modelRegistry } from './models/registry.js';
+import { nextOrdinal } from './ordinal.js';
+import { RunStepSchema, type RunStep } from './run-step.entity.js';
+import { commitRun, failRun, runEvent, runSummary, settleCancelled, type RunTx } from './run-store.js';
+import { RunSchema, type Run } from './run.entity.js';
+import { textOf, messageDelta, messageObject, runStepObject } from './wire.js';
+
+/** Why a running job was aborted. */
+class StopReason extends Error {
+  constructor(readonly kind: 'cancel' | 'shutdown') {
+    super(kind === 'cancel' ? 'The run was cancelled.' : 'The gateway is shutting down.');
+  }
+}
+
+export const SHUTDOWN_ERROR = { code: 'server_error', message: 'The gateway shut down while the run was in progress.' };
+export const INTERNAL_ERROR = { code: 'server_error', message: 'The run failed because of an internal error in the gateway.' };
+
+export class RunExecutor {
+  private readonly waiting: string[] = [];
+  private readonly jobs = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private idleWaiters: (() => void)[] = [];
+  private stopped = false;
+
+  constructor(private readonly runtime: Runtime) {}
+
+  /** Queues a run for execution (after the commit that made it `queued`). Idempotent. */
+  enqueue(runId: string): void {
+    if (this.stopped || this.jobs.has(runId) || this.waiting.includes(runId)) return;
+    this.waiting.push(runId);
+    this.pump();
+  }
+
+  /** Aborts the run's model call if this process is executing it; the job then settles the cancel. */
+  cancel(runId: string): boolean {
+    const job = this.jobs.get(runId);
+    if (!job) return false;
+    job.controller.abort(new StopReason('cancel'));
+    return true;
+  }
+
+  isRunning(runId: string): boolean {
+    return this.jobs.has(runId);
+  }
+
+  /** Resolves when nothing is queued or executing (tests; shutdown). */
+  whenIdle(): Promise<void> {
+    if (this.jobs.size === 0 && this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Stops taking work and ends executing runs (they fail with SHUTDOWN_ERROR); queued runs stay queued. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.waiting.length = 0;
+    for (const job of this.jobs.values()) job.controller.abort(new StopReason('shutdown'));
+    await Promise.allSettled([...this.jobs.values()].map((job) => job.done));
+    this.notifyIdle();
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.jobs.size < this.runtime.config.RUN_CONCURRENCY && this.waiting.length > 0) {
+      const runId = this.waiting.shift()!;
+      const controller = new AbortController();
+      const done = this.execute(runId, controller.signal)
+        .catch((error: unknown) => this.runtime.logger.error({ err: error, runId }, 'run job crashed'))
+        .finally(() => {
+          this.jobs.delete(runId);
+          this.pump();
+          this.notifyIdle();
+        });
+      this.jobs.set(runId, { controller, done });
+    }
+  }
+
+  private notifyIdle(): void {
+    if (this.jobs.size > 0 || this.waiting.length > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  private async execute(runId: string, signal: AbortSignal): Promise<void> {
+    // Let the request that queued the run answer first.
+    await new Promise((resolve) => setImmediate(resolve));
+    // Stopped before it started: the run stays queued and is resumed at the next start.
+    if (signal.aborted) return;
+    const { runtime } = this;
+    const run = await commitRun(runtime, runtime.fork(), async (rtx) => {
+      const moved = await rtx.move(runId, 'queued', 'in_progress');
+      if (moved) await rtx.events(runId, [runEvent(moved)]);
+      return moved;
+    });
+    if (!run) {
+      await this.settleIfCancelling(runId);
+      return;
+    }
+    const job = new RunJob(runtime, run, signal);
+    try {
+      await job.execute();
+    } catch (error) {
+      await this.handleFailure(runId, error, signal);
+    }
+  }
+
+  private async handleFailure(runId: string, error: unknown, signal: AbortSignal): Promise<void> {
+    const reason = signal.aborted ? signal.reason : null;
+    const log = this.runtime.logger.child({ runId });
+    if (reason instanceof StopReason && reason.kind === 'shutdown') {
+      await failRun(this.runtime, runId, 'in_progress', SHUTDOWN_ERROR);
+      return;
+    }
+    if (reason instanceof StopReason || error instanceof RunMovedError) {
+      await this.settleIfCancelling(runId);
+      return;
+    }
+    if (error instanceof ModelError) {
+      log.warn({ code: error.code, status: error.status }, 'model call failed');
+      const failed = await failRun(this.runtime, runId, 'in_progress', { code: error.code, message: error.message });
+      if (!failed) await this.settleIfCancelling(runId);
+      return;
+    }
+    log.error({ err: error }, 'run failed unexpectedly');
+    const failed = await failRun(this.runtime, runId, 'in_progress', INTERNAL_ERROR);
+    if (!failed) await this.settleIfCancelling(runId);
+  }
+
+  private async settleIfCancelling(runId: string): Promise<void> {
+    const row = await this.runtime.fork().findOne(RunSchema, { id: runId }, { fields: ['status'] });
+    if (row?.status === 'cancelling') await settleCancelled(this.runtime, runId);
+  }
+}
+
+export function runExecutor(runtime: Runtime): RunExecutor {
+  return runtime.singleton('runs.executor', () => new RunExecutor(runtime));
+}
+
+/** One model call of one run, from `in_progress` to its next resting status. */
+class RunJob {
+  private message: Message | null = null;
+  private step: RunStep | null = null;
+  private text = '';
+
+  constructor(
+    private readonly runtime: Runtime,
+    private run: Run,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  async execute(): Promise<void> {
+    const provider = await this.provider();
+    const request = await this.request();
+    if (!request) return;
+    const adapter = modelRegistry(this.runtime).adapterFor(provider, this.runtime);
+
+    let calls: ToolCall[] = [];
+    let done: { finishReason: 'stop' | 'length' | 'tool_calls'; usage: Usage } | null = null;
+    for await (const event of adapter.stream(request)) {
+      if (this.signal.aborted) throw this.signal.reason;
+      if (event.type === 'text_delta') await this.delta(event.text);
+      else if (event.type === 'tool_calls') calls = event.calls;
+      else done = event;
+    }
+    if (this.signal.aborted) throw this.signal.reason;
+    if (!done) throw new ModelError('server_error', 'The model stream ended without finishing its answer.');
+
+    if (calls.length > 0 && done.finishReason !== 'length') return this.requireAction(calls, done.usage);
+    if (done.finishReason === 'length') return this.end('incomplete', done.usage);
+    const verdict = await checkOutput(this.runtime, { run: runSummary(this.run), provider, text: this.text });
+    if (!verdict.pass) return this.end('failed', done.usage, { code: verdict.code, message: verdict.message });
+    return this.end('completed', done.usage);
+  }
+
+  /** The provider the run's virtual key names now (decrypted key); gone or disabled → the run fails. */
+  private async provider(): Promise<ResolvedProvider> {
+    try {
+      return await resolveProvider(this.runtime.fork(), this.runtime, this.run.workspaceId, this.run.virtualKey);
+    } catch (error) {
+      if (error instanceof AppError) {
+        throw new ModelError('server_error', `The provider of virtual key '${this.run.virtualKey}' cannot be used: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+
+  /** The model request, or null when the prompt cannot fit (the run has then ended incomplete). */
+  private async request(): Promise<ModelRequest | null> {
+    const em = this.runtime.fork();
+    const run = this.run;
+    const [messages, steps] = await Promise.all([
+      em.find(MessageSchema, { threadId: run.threadId }, { orderBy: { ordinal: 'asc' } }),
+      em.find(RunStepSchema, { runId: run.id, type: 'tool_calls', status: 'completed' }, { orderBy: { ordinal: 'asc' } }),
+    ]);
+    const conversation = buildConversation({
+      instructions: run.instructions,
+      messages: messages.map((m) => ({ ordinal: m.ordinal, role: m.role, text: textOf(m.content) })),
+      toolRounds: steps.flatMap((s) =>
+        s.stepDetails.type === 'tool_calls'
+          ? [{ ordinal: s.ordinal, calls: s.stepDetails.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments, output: c.function.output ?? '' })) }]
+          : [],
+      ),
+      truncation: run.truncationStrategy,
+      maxPromptTokens: run.maxPromptTokens ?? null,
+    });
+    // max_completion_tokens bounds the whole run: later rounds get what earlier ones left.
+    const completionBudget = run.maxCompletionTokens == null ? null : run.maxCompletionTokens - run.completionTokens;
+    if (!conversation.ok || (completionBudget !== null && completionBudget <= 0)) {
+      const reason = conversation.ok ? 'max_completion_tokens' : 'max_prompt_tokens';
+      await this.finish('incomplete', { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, null, reason);
+      return null;
+    }
+    return {
+      model: run.model,
+      messages: conversation.messages,
+      tools: functionTools(run.tools),
+      toolChoice: modelToolChoice(run.toolChoice),
+      parallelToolCalls: run.parallelToolCalls,
+      maxCompletionTokens: completionBudget,
+      maxPromptTokens: run.maxPromptTokens ?? null,
+      temperature: run.temperature ?? null,
+      topP: run.topP ?? null,
+      responseFormat: run.responseFormat,
+      signal: this.signal,
+    };
+  }
+
+  /** The first delta opens the message-creation step and the message; every delta is one event. */
+  private async delta(text: string): Promise<void> {
+    if (text === '') return;
+    this.text += text;
+    await commitRun(this.runtime, this.runtime.fork(), async (rtx) => {
+      const drafts: EventDraft[] = this.message ? [] : this.openMessage(rtx);
+      const message = await rtx.tx.findOneOrFail(MessageSchema, { id: this.message!.id });
+      message.content = [{ type: 'text', text: { value: this.text, annotations: [] } }];
+      await rtx.tx.flush();
+      this.message = message;
+      drafts.push({ event: 'thread.message.delta', data: messageDelta(message.id, text) });
+      await rtx.events(this.run.id, drafts, 'in_progress');
+    });
+  }
+
+  /** Creates the message step and the (empty, in-progress) message inside `rtx`. */
+  private openMessage(rtx: RunTx): EventDraft[] {
+    const now = rtx.now();
+    const run = this.run;
+    const messageId = prefixedId('msg');
+    const stepOrdinal = nextOrdinal();
+    const message = rtx.tx.create(MessageSchema, {
+      id: messageId,
+      organisationId: run.organisationId,
+      workspaceId: run.workspaceId,
+      threadId: run.threadId,
+      ordinal: nextOrdinal(),
+      role: 'assistant',
+      content: [],
+      assistantId: run.assistantId,
+      runId: run.id,
+      attachments: [],
+      metadata: {},
+      status: 'in_progress',
+      incompleteDetails: null,
+      createdAt: now,
+      completedAt: null,
+      incompleteAt: null,
+    });
+    const step = rtx.tx.create(RunStepSchema, {
+      id: prefixedId('step'),
+      organisationId: run.organisationId,
+      workspaceId: run.workspaceId,
+      runId: run.id,
+      threadId: run.threadId,
+      assistantId: run.assistantId,
+      ordinal: stepOrdinal,
+      type: 'message_creation',
+      status: 'in_progress',
+      stepDetails: { type: 'message_creation', message_creation: { message_id: messageId } },
+      lastError: null,
+      usage: null,
+      createdAt: now,
+      expiredAt: null,
+      cancelledAt: null,
+      failedAt: null,
+      completedAt: null,
+    });
+    this.message = message;
+    this.step = step;
+    return [
+      { event: 'thread.run.step.created', data: runStepObject(step) },
+      { event: 'thread.run.step.in_progress', data: runStepObject(step) },
+      { event: 'thread.message.created', data: messageObject(message) },
+      { event: 'thread.message.in_progress', data: messageObject(message) },
+    ];
+  }
+
+  /** Closes the open message and its step: completed, or incomplete (`max_tokens`, `run_failed`). */
+  private async closeMessage(rtx: RunTx, usage: Usage, incompleteReason: string | null, lastError: { code: string; message: string } | null = null) {
+    const drafts: EventDraft[] = this.message ? [] : this.openMessage(rtx);
+    const now = rtx.now();
+    const message = await rtx.tx.findOneOrFail(MessageSchema, { id: this.message!.id });
+    const step = await rtx.tx.findOneOrFail(RunStepSchema, { id: this.step!.id });
+    message.content = this.text === '' && message.content.length === 0 ? [] : [{ type: 'text', text: { value: this.text, annotations: [] } }];
+    if (incompleteReason) {
+      message.status = 'incomplete';
+      message.incompleteDetails = { reason: incompleteReason };
+      message.incompleteAt = now;
+    } else {
+      message.status = 'completed';
+      message.completedAt = now;
+    }
+    const failed = incompleteReason === 'run_failed';
+    step.status = failed ? 'failed' : 'completed';
+    if (failed) {
+      step.failedAt = now;
+      step.lastError = lastError;
+    } else {
+      step.completedAt = now;
+    }
+    step.usage = usage;
+    await rtx.tx.flush();
+    this.message = null;
+    this.step = null;
+    this.text = '';
+    drafts.push(
+      { event: incompleteReason ? 'thread.message.incomplete' : 'thread.message.completed', data: messageObject(message) },
+      { event: failed ? 'thread.run.step.failed' : 'thread.run.step.completed', data: runStepObject(step) },
+    );
+    return { drafts, step };
+  }
+
+  private async requireAction(calls: ToolCall[], usage: Usage): Promise<void> {
+    await commitRun(this.runtime, this.runtime.fork(), async (rtx) => {
+      const run = await rtx.move(this.run.id, 'in_progress', 'requires_action');
+      if (!run) throw new RunMovedError(this.run.id);
+      const drafts: EventDraft[] = this.message ? (await this.closeMessage(rtx, usage, null)).drafts : [];
+      const now = rtx.now();
+      const step = rtx.tx.create(RunStepSchema, {
+        id: prefixedId('step'),
+        organisationId: run.organisationId,
+        workspaceId: run.workspaceId,
+        runId: run.id,
+        threadId: run.threadId,
+        assistantId: run.assistantId,
+        ordinal: nextOrdinal(),
+        type: 'tool_calls',
+        status: 'in_progress',
+        stepDetails: {
+          type: 'tool_calls',
+          tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments, output: null } })),
+        },
+        lastError: null,
+        usage: drafts.length ? null : usage,
+        createdAt: now,
+        expiredAt: null,
+        cancelledAt: null,
+        failedAt: null,
+        completedAt: null,
+      });
+      run.requiredToolCalls = calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
+      addUsage(run, usage);
+      await rtx.tx.flush();
+      drafts.push(
+        { event: 'thread.run.step.created', data: runStepObject(step) },
+        { event: 'thread.run.step.in_progress', data: runStepObject(step) },
+        runEvent(run),
+      );
+      await rtx.events(run.id, drafts);
+    });
+  }
+
+  private end(status: 'completed' | 'incomplete' | 'failed', usage: Usage, lastError: { code: string; message: string } | null = null): Promise<void> {
+    return this.finish(status, usage, lastError, status === 'incomplete' ? 'max_completion_tokens' : null);
+  }
+
+  /** The run's terminal transaction: message and step closed, usage added, run moved and announced. */
+  private async finish(
+    status: 'completed' | 'incomplete' | 'failed',
+    usage: Usage,
+    lastError: { code: string; message: string } | null,
+    incompleteReason: string | null,
+  ): Promise<void> {
+    await commitRun(this.runtime, this.runtime.fork(), async (rtx) => {
+      const run = await rtx.move(this.run.id, 'in_progress', status);
+      if (!run) throw new RunMovedError(this.run.id);
+      // A completed run always leaves a message (possibly empty); otherwise only an opened one is closed.
+      const hasAnswer = this.message !== null || status === 'completed';
+      const messageReason = status === 'completed' ? null : status === 'failed' ? 'run_failed' : 'max_tokens';
+      const drafts: EventDraft[] = hasAnswer ? (await this.closeMessage(rtx, usage, messageReason, lastError)).drafts : [];
+      if (status === 'failed') run.lastError = lastError;
+      if (status === 'incomplete') run.incompleteDetails = { reason: incompleteReason ?? 'max_completion_tokens' };
+      addUsage(run, usage);
+      await rtx.tx.flush();
+      drafts.push(runEvent(run));
+      await rtx.events(run.id, drafts);
+    });
+  }
+}
+
+function addUsage(run: Run, usage: Usage): void {
+  run.promptTokens += usage.prompt_tokens;
+  run.completionTokens += usage.completion_tokens;
+}

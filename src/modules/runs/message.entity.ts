@@ -1,0 +1,37 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+export const MESSAGE_STATUSES = ['in_progress', 'incomplete', 'completed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** One text part, as OpenAI's `content` array holds it. */
+export interface TextContent {
+  type: 'text';
+  text: { value: string; annotations: unknown[] };
+}
+
+/** A message of a thread: the user's, or one a run wrote (OpenAI `thread.message`). */
+export const MessageSchema = defineEntity({
+  name: 'Message',
+  tableName: 'thread_messages',
+  properties: (p) => ({
+    id: p.string().primary(),
+    organisationId: p.uuid(),
+    workspaceId: p.uuid(),
+    threadId: p.string().index(),
+    /** Orders messages and run steps of a thread into one conversation. */
+    ordinal: p.bigint('number').index(),
+    role: p.enum(['user', 'assistant'] as const),
+    content: p.json<TextContent[]>(),
+    assistantId: p.string().nullable(),
+    runId: p.string().nullable(),
+    attachments: p.json<unknown[]>(),
+    metadata: p.json<Record<string, string>>(),
+    status: p.enum(['in_progress', 'incomplete', 'completed'] as const),
+    incompleteDetails: p.json<{ reason: string }>().nullable(),
+    createdAt: p.datetime(),
+    completedAt: p.datetime().nullable(),
+    incompleteAt: p.datetime().nullable(),
+  }),
+});
+
+export type Message = InferEntity<typeof MessageSchema>;

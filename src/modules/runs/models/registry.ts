@@ -1,0 +1,40 @@
+/**
+ * Which ModelAdapter serves a run: chosen by the integration behind the run's virtual key
+ * (`ai_provider_id`). Factories are per runtime, so a test (or a later provider) can replace one
+ * without touching the executor.
+ */
+import type { Runtime } from '../../../runtime.js';
+import type { ResolvedProvider } from '../../integrations/provider-resolution.js';
+import { LocalModel } from './local-model.js';
+import { ModelError, type ModelAdapter } from './model.js';
+import { OpenAIChatModel } from './openai-chat.js';
+
+export type ModelAdapterFactory = (provider: ResolvedProvider, runtime: Runtime) => ModelAdapter;
+
+export class ModelRegistry {
+  private readonly factories = new Map<string, ModelAdapterFactory>([
+    ['local', () => new LocalModel()],
+    [
+      'openai',
+      (provider, runtime) => {
+        const baseUrl = provider.integration.baseUrl ?? 'https://api.openai.com/v1';
+        return new OpenAIChatModel({ baseUrl, apiKey: provider.integration.apiKey ?? '', timeoutMs: runtime.config.MODEL_TIMEOUT_MS });
+      },
+    ],
+  ]);
+
+  /** Replaces (or adds) the factory for one `ai_provider_id`. */
+  set(aiProviderId: string, factory: ModelAdapterFactory): void {
+    this.factories.set(aiProviderId, factory);
+  }
+
+  adapterFor(provider: ResolvedProvider, runtime: Runtime): ModelAdapter {
+    const factory = this.factories.get(provider.integration.aiProviderId);
+    if (!factory) throw new ModelError('server_error', `No model adapter for provider type '${provider.integration.aiProviderId}'.`);
+    return factory(provider, runtime);
+  }
+}
+
+export function modelRegistry(runtime: Runtime): ModelRegistry {
+  return runtime.singleton('runs.models', () => new ModelRegistry());
+}

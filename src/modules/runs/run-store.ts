@@ -1,0 +1,187 @@
+/**
+ * The writes every actor on a run shares (requests, the executor, the expiry sweep, startup
+ * recovery): conditional status moves, closing a run's open steps and messages, and the commit
+ * that publishes the run's new events and reports finished runs to the hooks afterwards.
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import { unixSeconds } from '../../lib/clock.js';
+import type { Runtime } from '../../runtime.js';
+import { onRunFinished, type RunSummary } from './admission.js';
+import { appendEvents, execute, publishEvents, type EventDraft, type RunEventRecord } from './event-log.js';
+import { MessageSchema } from './message.entity.js';
+import { RunStepSchema, type StepStatus } from './run-step.entity.js';
+import { RunSchema, type Run } from './run.entity.js';
+import { isTerminal, transition, type RunLifecycle, type RunStatus } from './run-state.js';
+import { messageObject, runObject, runStepObject, runUsage } from './wire.js';
+
+export function runSummary(run: Run): RunSummary {
+  return {
+    id: run.id,
+    organisationId: run.organisationId,
+    workspaceId: run.workspaceId,
+    threadId: run.threadId,
+    assistantId: run.assistantId,
+    status: run.status,
+    model: run.model,
+    virtualKey: run.virtualKey,
+    providerId: run.providerId ?? null,
+    apiKeyId: run.apiKeyId ?? null,
+    metadata: run.metadata,
+  };
+}
+
+/** What a transaction on runs collects, to act on once it has committed. */
+export class RunTx {
+  readonly published: { runId: string; records: RunEventRecord[] }[] = [];
+  readonly finished: Run[] = [];
+
+  constructor(
+    readonly tx: EntityManager,
+    readonly runtime: Runtime,
+  ) {}
+
+  now(): Date {
+    return this.runtime.clock.now();
+  }
+
+  async events(runId: string, drafts: EventDraft[], whileStatus?: RunStatus): Promise<RunEventRecord[]> {
+    const records = await appendEvents(this.tx, this.runtime, runId, drafts, whileStatus);
+    this.published.push({ runId, records });
+    return records;
+  }
+
+  /**
+   * Moves the run from `from` to `to` if it is still in `from` (one conditional UPDATE: of two
+   * racing writers exactly one wins), and stamps the lifecycle fields. Null when it was not.
+   * Terminal moves also free the thread and are reported to the run-finished hooks.
+   */
+  async move(runId: string, from: RunStatus, to: RunStatus): Promise<Run | null> {
+    const won = await execute(this.tx, 'update runs set status = ? where id = ? and status = ?', [to, runId, from]);
+    if (won !== 1) return null;
+    const run = await this.tx.findOneOrFail(RunSchema, { id: runId }, { refresh: true });
+    const now = this.now();
+    applyLifecycle(run, transition(lifecycleOf(run, from), to, unixSeconds(now)), now);
+    run.status = to;
+    run.updatedAt = now;
+    if (to !== 'requires_action') run.requiredToolCalls = null;
+    if (isTerminal(to)) {
+      await execute(this.tx, 'update threads set active_run_id = null where id = ? and active_run_id = ?', [run.threadId, run.id]);
+      this.finished.push(run);
+    }
+    await this.tx.flush();
+    return run;
+  }
+
+  /**
+   * Ends the run's open work when it stops abnormally: in-progress messages become incomplete
+   * (`run_cancelled`, `run_failed`, `run_expired`), in-progress steps take the run's fate.
+   * Returns the events, in the order they must be sent (messages, then steps).
+   */
+  async closeOpenWork(run: Run, fate: 'cancelled' | 'failed' | 'expired'): Promise<EventDraft[]> {
+    const now = this.now();
+    const drafts: EventDraft[] = [];
+    const messages = await this.tx.find(MessageSchema, { runId: run.id, status: 'in_progress' }, { orderBy: { ordinal: 'asc' } });
+    for (const message of messages) {
+      message.status = 'incomplete';
+      message.incompleteDetails = { reason: `run_${fate}` };
+      message.incompleteAt = now;
+      drafts.push({ event: 'thread.message.incomplete', data: messageObject(message) });
+    }
+    const steps = await this.tx.find(RunStepSchema, { runId: run.id, status: 'in_progress' }, { orderBy: { ordinal: 'asc' } });
+    for (const step of steps) {
+      step.status = fate as StepStatus;
+      if (fate === 'cancelled') step.cancelledAt = now;
+      if (fate === 'failed') {
+        step.failedAt = now;
+        step.lastError = run.lastError ?? null;
+      }
+      if (fate === 'expired') step.expiredAt = now;
+      drafts.push({ event: `thread.run.step.${fate}`, data: runStepObject(step) });
+    }
+    await this.tx.flush();
+    return drafts;
+  }
+}
+
+/**
+ * Runs `work` in one transaction; after the commit, publishes the events it appended (in order)
+ * and tells the hooks about runs it finished. Nothing is published for a rolled-back transaction.
+ */
+export async function commitRun<T>(runtime: Runtime, em: EntityManager, work: (rtx: RunTx) => Promise<T>): Promise<T> {
+  let scope!: RunTx;
+  const result = await em.transactional(async (tx) => {
+    scope = new RunTx(tx, runtime);
+    return work(scope);
+  });
+  for (const { runId, records } of scope.published) publishEvents(runtime, runId, records);
+  for (const run of scope.finished) await onRunFinished(runtime, runSummary(run), runUsage(run));
+  return result;
+}
+
+function lifecycleOf(run: Run, status: RunStatus): RunLifecycle {
+  const s = (d: Date | null | undefined) => (d ? unixSeconds(d) : null);
+  return {
+    status,
+    expires_at: s(run.expiresAt),
+    started_at: s(run.startedAt),
+    cancelled_at: s(run.cancelledAt),
+    failed_at: s(run.failedAt),
+    completed_at: s(run.completedAt),
+  };
+}
+
+function applyLifecycle(run: Run, next: RunLifecycle, now: Date): void {
+  if (next.started_at !== null && !run.startedAt) run.startedAt = now;
+  if (next.completed_at !== null && !run.completedAt) run.completedAt = now;
+  if (next.failed_at !== null && !run.failedAt) run.failedAt = now;
+  if (next.cancelled_at !== null && !run.cancelledAt) run.cancelledAt = now;
+  if (next.expires_at === null) run.expiresAt = null;
+}
+
+/** `thread.run.<status>` with the run as it now is. */
+export function runEvent(run: Run): EventDraft {
+  return { event: `thread.run.${run.status}`, data: runObject(run) };
+}
+
+/**
+ * Settles a cancel: `cancelling → cancelled`, closing the run's open work. A no-op when the run is
+ * not (or no longer) cancelling, so the executor and the cancel request may both call it.
+ */
+export async function settleCancelled(runtime: Runtime, runId: string): Promise<boolean> {
+  return commitRun(runtime, runtime.fork(), async (rtx) => {
+    const run = await rtx.move(runId, 'cancelling', 'cancelled');
+    if (!run) return false;
+    const drafts = await rtx.closeOpenWork(run, 'cancelled');
+    await rtx.events(runId, [...drafts, runEvent(run)]);
+    return true;
+  });
+}
+
+/** `requires_action → expired` for a run past its `expires_at`; false when another writer moved it first. */
+export async function expireRun(runtime: Runtime, runId: string): Promise<boolean> {
+  return commitRun(runtime, runtime.fork(), async (rtx) => {
+    const run = await rtx.move(runId, 'requires_action', 'expired');
+    if (!run) return false;
+    const drafts = await rtx.closeOpenWork(run, 'expired');
+    await rtx.events(runId, [...drafts, runEvent(run)]);
+    return true;
+  });
+}
+
+/** Fails a run that is `from` (executor errors, startup recovery), closing its open work. */
+export async function failRun(
+  runtime: Runtime,
+  runId: string,
+  from: RunStatus,
+  lastError: { code: string; message: string },
+): Promise<boolean> {
+  return commitRun(runtime, runtime.fork(), async (rtx) => {
+    const run = await rtx.move(runId, from, 'failed');
+    if (!run) return false;
+    run.lastError = lastError;
+    await rtx.tx.flush();
+    const drafts = await rtx.closeOpenWork(run, 'failed');
+    await rtx.events(runId, [...drafts, runEvent(run)]);
+    return true;
+  });
+}

@@ -1,0 +1,69 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import type { RunStatus } from './run-state.js';
+import type { ResponseFormat, Tool, ToolChoice, TruncationStrategy } from './validate.js';
+
+export interface RequiredToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface RunUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/**
+ * A run of an assistant on a thread (OpenAI `thread.run`). Status moves go through conditional
+ * updates (`… where status = ?`), so concurrent writers (executor, cancel, submit, expiry) never
+ * both win; `eventSeq` numbers the run's event log.
+ */
+export const RunSchema = defineEntity({
+  name: 'Run',
+  tableName: 'runs',
+  properties: (p) => ({
+    id: p.string().primary(),
+    organisationId: p.uuid().index(),
+    workspaceId: p.uuid().index(),
+    threadId: p.string().index(),
+    assistantId: p.string(),
+    ordinal: p.bigint('number').index(),
+    status: p.enum(['queued', 'in_progress', 'requires_action', 'cancelling', 'cancelled', 'failed', 'completed', 'incomplete', 'expired'] as const).index(),
+    requiredToolCalls: p.json<RequiredToolCall[]>().nullable(),
+    lastError: p.json<{ code: string; message: string }>().nullable(),
+    incompleteDetails: p.json<{ reason: string }>().nullable(),
+    createdAt: p.datetime(),
+    expiresAt: p.datetime().nullable(),
+    startedAt: p.datetime().nullable(),
+    cancelledAt: p.datetime().nullable(),
+    failedAt: p.datetime().nullable(),
+    completedAt: p.datetime().nullable(),
+    model: p.string(),
+    instructions: p.text(),
+    tools: p.json<Tool[]>(),
+    metadata: p.json<Record<string, string>>(),
+    /** Token counts of every model call so far; shown as `usage` once the run is terminal. */
+    promptTokens: p.integer(),
+    completionTokens: p.integer(),
+    maxPromptTokens: p.integer().nullable(),
+    maxCompletionTokens: p.integer().nullable(),
+    truncationStrategy: p.json<TruncationStrategy>(),
+    toolChoice: p.json<ToolChoice>(),
+    parallelToolCalls: p.boolean(),
+    responseFormat: p.json<ResponseFormat>(),
+    temperature: p.double().$type<number>().nullable(),
+    topP: p.double().$type<number>().nullable(),
+    /** The virtual key the run was created with, and the provider it named then. */
+    virtualKey: p.string(),
+    providerId: p.string().nullable(),
+    /** The API key that created the run (usage is attributed to it). */
+    apiKeyId: p.uuid().nullable(),
+    /** The last sequence number of the run's event log. */
+    eventSeq: p.integer(),
+    updatedAt: p.datetime(),
+  }),
+});
+
+export type Run = InferEntity<typeof RunSchema>;
+export type { RunStatus };

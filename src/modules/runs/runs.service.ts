@@ -1,0 +1,613 @@
+/**
+ * Assistants, threads, messages and runs: the rules behind both front doors. Every object belongs
+ * to a workspace; new ones go to the caller's (a workspace key's own, or the organisation's
+ * default), and objects outside what the caller may see do not exist for it (404).
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import { canSeeWorkspace, resolveWorkspace } from '../../auth/tenancy.js';
+import type { ServiceContext } from '../../context.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import { unixSeconds } from '../../lib/clock.js';
+import { prefixedId } from '../../lib/ids.js';
+import type { Workspace } from '../tenancy/workspace.entity.js';
+import { admitModelWork, virtualKeyFromHeaders, type ModelWorkContext, type ModelWorkKind } from './admission.js';
+import { AssistantSchema, type Assistant } from './assistant.entity.js';
+import { endsRun, execute, readEvents, runEventsTopic, statusOfEvent, type EventDraft, type RunEventRecord } from './event-log.js';
+import { runExecutor } from './executor.js';
+import { MessageSchema, type Message, type TextContent } from './message.entity.js';
+import { nextOrdinal } from './ordinal.js';
+import { pageOf, pagesOf, type PageArgs } from './pagination.js';
+import { RunEventSchema } from './run-event.entity.js';
+import { RunStepSchema } from './run-step.entity.js';
+import { commitRun, expireRun, runEvent, settleCancelled, type RunTx } from './run-store.js';
+import { RunSchema, type Run } from './run.entity.js';
+import { canCancel, expiresAtFor, isExpired, isTerminal } from './run-state.js';
+import { ThreadSchema, type Thread } from './thread.entity.js';
+import {
+  validateAssistant,
+  validateMessage,
+  validateMessages,
+  validateMetadata,
+  validateRunOptions,
+  validateToolResources,
+  type AssistantInput,
+  type MessageInput,
+  type RunOptionsInput,
+} from './validate.js';
+import {
+  assistantObject,
+  messageObject,
+  runObject,
+  runStepObject,
+  textOf,
+  threadObject,
+  type AssistantObject,
+  type ListObject,
+  type MessageObject,
+  type RunObject,
+  type RunStepObject,
+  type ThreadObject,
+} from './wire.js';
+
+/** A run as a mutation returns it: `stream_after` is the last event before the mutation's own. */
+export type RunView = RunObject & { stream_after?: number };
+
+// ---------------------------------------------------------------------------------------------
+// Visibility
+
+const workspaces = new WeakMap<EntityManager, Promise<Workspace>>();
+
+/** The workspace new objects go to (cached per request). */
+function homeWorkspace(ctx: ServiceContext): Promise<Workspace> {
+  let pending = workspaces.get(ctx.em);
+  if (!pending) {
+    pending = resolveWorkspace(ctx.em, ctx.principal);
+    workspaces.set(ctx.em, pending);
+    pending.catch(() => workspaces.delete(ctx.em));
+  }
+  return pending;
+}
+
+function visible(ctx: ServiceContext, row: { organisationId: string; workspaceId: string } | null): boolean {
+  return row !== null && row.organisationId === ctx.principal.organisationId && canSeeWorkspace(ctx.principal, row.workspaceId);
+}
+
+function notFound(kind: string, id: string): NotFoundError {
+  return new NotFoundError(`No ${kind} found with id '${id}'.`);
+}
+
+async function loadAssistant(ctx: ServiceContext, id: string): Promise<Assistant> {
+  const assistant = await ctx.em.findOne(AssistantSchema, { id });
+  if (!assistant || !visible(ctx, assistant)) throw notFound('assistant', id);
+  return assistant;
+}
+
+async function loadThread(ctx: ServiceContext, id: string): Promise<Thread> {
+  const thread = await ctx.em.findOne(ThreadSchema, { id });
+  if (!thread || !visible(ctx, thread)) throw notFound('thread', id);
+  return thread;
+}
+
+/** The run of the thread, with expiry applied (a run past `expires_at` is expired before it is read). */
+async function loadRun(ctx: ServiceContext, threadId: string, runId: string): Promise<Run> {
+  await loadThread(ctx, threadId);
+  const run = await ctx.em.findOne(RunSchema, { id: runId, threadId });
+  if (!run || !visible(ctx, run)) throw notFound('run', runId);
+  return applyExpiry(ctx, run);
+}
+
+async function applyExpiry(ctx: ServiceContext, run: Run): Promise<Run> {
+  if (!isExpired({ status: run.status, expires_at: run.expiresAt ? unixSeconds(run.expiresAt) : null }, unixSeconds(ctx.runtime.clock.now()))) return run;
+  await expireRun(ctx.runtime, run.id);
+  return ctx.em.findOneOrFail(RunSchema, { id: run.id }, { refresh: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assistants
+
+export async function createAssistant(ctx: ServiceContext, input: AssistantInput): Promise<AssistantObject> {
+  const fields = validateAssistant(input);
+  const workspace = await homeWorkspace(ctx);
+  const assistant = ctx.em.create(AssistantSchema, {
+    id: prefixedId('asst'),
+    organisationId: workspace.organisationId,
+    workspaceId: workspace.id,
+    ordinal: nextOrdinal(),
+    ...fields,
+    createdAt: ctx.runtime.clock.now(),
+  });
+  await ctx.em.flush();
+  return assistantObject(assistant);
+}
+
+export async function getAssistant(ctx: ServiceContext, id: string): Promise<AssistantObject> {
+  return assistantObject(await loadAssistant(ctx, id));
+}
+
+export async function listAssistants(ctx: ServiceContext, page: PageArgs): Promise<ListObject<AssistantObject>> {
+  const workspace = await homeWorkspace(ctx);
+  return pageOf(ctx.em, AssistantSchema, { workspaceId: workspace.id }, page, assistantObject);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Threads and messages
+
+export interface ThreadInput {
+  messages?: unknown;
+  metadata?: unknown;
+  tool_resources?: unknown;
+}
+
+function validateThread(input: ThreadInput, param = '') {
+  const at = (name: string) => (param ? `${param}.${name}` : name);
+  return {
+    messages: validateMessages(input.messages, at('messages'), 100),
+    metadata: validateMetadata(input.metadata, at('metadata')),
+    toolResources: validateToolResources(input.tool_resources, at('tool_resources')),
+  };
+}
+
+type ValidMessage = ReturnType<typeof validateMessage>;
+
+function insertThread(tx: EntityManager, workspace: Workspace, fields: ReturnType<typeof validateThread>, now: Date, activeRunId: string | null): Thread {
+  const thread = tx.create(ThreadSchema, {
+    id: prefixedId('thread'),
+    organisationId: workspace.organisationId,
+    workspaceId: workspace.id,
+    ordinal: nextOrdinal(),
+    metadata: fields.metadata,
+    toolResources: fields.toolResources,
+    activeRunId,
+    createdAt: now,
+  });
+  for (const message of fields.messages) insertMessage(tx, thread, message, now);
+  return thread;
+}
+
+function insertMessage(tx: EntityManager, thread: Thread, message: ValidMessage, now: Date): Message {
+  return tx.create(MessageSchema, {
+    id: prefixedId('msg'),
+    organisationId: thread.organisationId,
+    workspaceId: thread.workspaceId,
+    threadId: thread.id,
+    ordinal: nextOrdinal(),
+    role: message.role,
+    content: message.content,
+    assistantId: null,
+    runId: null,
+    attachments: message.attachments,
+    metadata: message.metadata,
+    status: 'completed',
+    incompleteDetails: null,
+    createdAt: now,
+    completedAt: now,
+    incompleteAt: null,
+  });
+}
+
+export async function createThread(ctx: ServiceContext, input: ThreadInput): Promise<ThreadObject> {
+  const fields = validateThread(input);
+  const workspace = await homeWorkspace(ctx);
+  const thread = await ctx.em.transactional(async (tx) => {
+    const created = insertThread(tx, workspace, fields, ctx.runtime.clock.now(), null);
+    await tx.flush();
+    return created;
+  });
+  return threadObject(thread);
+}
+
+export async function getThread(ctx: ServiceContext, id: string): Promise<ThreadObject> {
+  return threadObject(await loadThread(ctx, id));
+}
+
+export async function listThreads(ctx: ServiceContext, page: PageArgs): Promise<ListObject<ThreadObject>> {
+  const workspace = await homeWorkspace(ctx);
+  return pageOf(ctx.em, ThreadSchema, { workspaceId: workspace.id }, page, threadObject);
+}
+
+/** The thread's run that is not terminal yet, if any (a stale pointer to a finished run is ignored). */
+async function activeRunOf(em: EntityManager, thread: Thread): Promise<Run | null> {
+  if (!thread.activeRunId) return null;
+  const run = await em.findOne(RunSchema, { id: thread.activeRunId });
+  return run && !isTerminal(run.status) ? run : null;
+}
+
+export async function createMessage(ctx: ServiceContext, threadId: string, input: MessageInput): Promise<MessageObject> {
+  const thread = await loadThread(ctx, threadId);
+  const fields = validateMessage(input);
+  const active = await activeRunOf(ctx.em, thread);
+  if (active) throw new BadRequestError(`Can't add messages to ${thread.id} while a run ${active.id} is active.`);
+  const message = insertMessage(ctx.em, thread, fields, ctx.runtime.clock.now());
+  await ctx.em.flush();
+  return messageObject(message);
+}
+
+export async function getMessage(ctx: ServiceContext, threadId: string, messageId: string): Promise<MessageObject> {
+  await loadThread(ctx, threadId);
+  const message = await ctx.em.findOne(MessageSchema, { id: messageId, threadId });
+  if (!message) throw notFound('message', messageId);
+  return messageObject(message);
+}
+
+export async function listMessages(ctx: ServiceContext, threadId: string, page: PageArgs & { runId?: string | null }): Promise<ListObject<MessageObject>> {
+  await loadThread(ctx, threadId);
+  return pageOf(ctx.em, MessageSchema, page.runId ? { threadId, runId: page.runId } : { threadId }, page, messageObject);
+}
+
+/** Nested lists (GraphQL `Thread.messages`) for many threads in one query. */
+export function listMessagesOfThreads(ctx: ServiceContext, threadIds: readonly string[], page: PageArgs): Promise<ListObject<MessageObject>[]> {
+  return pagesOf(ctx.em, MessageSchema, 'threadId', threadIds, {}, page, messageObject);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs
+
+export interface CreateRunInput extends RunOptionsInput {
+  assistant_id?: unknown;
+  additional_messages?: unknown;
+}
+
+export interface CreateThreadAndRunInput extends RunOptionsInput {
+  assistant_id?: unknown;
+  thread?: ThreadInput | null;
+}
+
+async function assistantForRun(ctx: ServiceContext, assistantId: unknown, workspaceId: string): Promise<Assistant> {
+  if (assistantId === undefined || assistantId === null) {
+    throw new BadRequestError("Missing required parameter: 'assistant_id'.", { param: 'assistant_id', code: 'missing_required_parameter' });
+  }
+  if (typeof assistantId !== 'string') {
+    throw new BadRequestError(`Invalid type for 'assistant_id': expected a string.`, { param: 'assistant_id', code: 'invalid_type' });
+  }
+  const assistant = await loadAssistant(ctx, assistantId);
+  if (assistant.workspaceId !== workspaceId) throw notFound('assistant', assistantId);
+  return assistant;
+}
+
+function assistantDefaults(a: Assistant) {
+  return {
+    model: a.model,
+    instructions: a.instructions ?? null,
+    tools: a.tools,
+    temperature: a.temperature ?? null,
+    topP: a.topP ?? null,
+    responseFormat: a.responseFormat,
+  };
+}
+
+function resolveVirtualKey(ctx: ModelWorkContext, virtualKey: string | null | undefined): string {
+  return virtualKey ?? virtualKeyFromHeaders(ctx.request?.headers) ?? '';
+}
+
+function activeRunError(threadId: string, runId: string): BadRequestError {
+  return new BadRequestError(`Thread ${threadId} already has an active run ${runId}.`);
+}
+
+/**
+ * Makes `runId` the thread's active run with one conditional update; a thread whose active run is
+ * still going refuses (400). A pointer to a run that has already ended is replaced.
+ */
+async function claimThread(rtx: RunTx, threadId: string, runId: string): Promise<void> {
+  if ((await execute(rtx.tx, 'update threads set active_run_id = ? where id = ? and active_run_id is null', [runId, threadId])) === 1) return;
+  const thread = await rtx.tx.findOneOrFail(ThreadSchema, { id: threadId }, { refresh: true });
+  const current = thread.activeRunId!;
+  const run = await rtx.tx.findOne(RunSchema, { id: current });
+  if (run && !isTerminal(run.status)) throw activeRunError(threadId, current);
+  if ((await execute(rtx.tx, 'update threads set active_run_id = ? where id = ? and active_run_id = ?', [runId, threadId, current])) !== 1) {
+    throw activeRunError(threadId, current);
+  }
+}
+
+function insertRun(
+  tx: EntityManager,
+  ctx: ServiceContext,
+  thread: Thread,
+  assistant: Assistant,
+  options: ReturnType<typeof validateRunOptions>,
+  provider: { virtualKey: string; providerId: string },
+  now: Date,
+  id: string,
+): Run {
+  return tx.create(RunSchema, {
+    id,
+    organisationId: thread.organisationId,
+    workspaceId: thread.workspaceId,
+    threadId: thread.id,
+    assistantId: assistant.id,
+    ordinal: nextOrdinal(),
+    status: 'queued',
+    requiredToolCalls: null,
+    lastError: null,
+    incompleteDetails: null,
+    createdAt: now,
+    expiresAt: new Date(expiresAtFor(unixSeconds(now)) * 1000),
+    startedAt: null,
+    cancelledAt: null,
+    failedAt: null,
+    completedAt: null,
+    ...options,
+    promptTokens: 0,
+    completionTokens: 0,
+    virtualKey: provider.virtualKey,
+    providerId: provider.providerId,
+    apiKeyId: ctx.principal.apiKeyId,
+    eventSeq: 0,
+    updatedAt: now,
+  });
+}
+
+/** The user text since the thread's last assistant message: what a new run newly shows the model. */
+async function pendingUserText(em: EntityManager, threadId: string): Promise<string[]> {
+  const messages = await em.find(MessageSchema, { threadId }, { orderBy: { ordinal: 'desc' }, limit: 50 });
+  const texts: string[] = [];
+  for (const m of messages) {
+    if (m.role !== 'user') break;
+    texts.unshift(textOf(m.content));
+  }
+  return texts;
+}
+
+const contentText = (content: TextContent[]) => textOf(content);
+
+async function admit(
+  ctx: ModelWorkContext,
+  kind: ModelWorkKind,
+  workspace: { id: string; organisationId: string },
+  virtualKey: string | null | undefined,
+  model: string,
+  inputText: string[],
+  metadata: Record<string, string>,
+  ids: { threadId: string | null; runId: string | null },
+) {
+  const key = resolveVirtualKey(ctx, virtualKey);
+  const admission = await admitModelWork(ctx, {
+    kind,
+    organisationId: workspace.organisationId,
+    workspaceId: workspace.id,
+    virtualKey: key,
+    model,
+    inputText: inputText.join('\n'),
+    metadata,
+    apiKeyId: ctx.principal.apiKeyId,
+    ...ids,
+  });
+  return { virtualKey: key, providerId: admission.provider.provider.id };
+}
+
+export async function createRun(ctx: ModelWorkContext, threadId: string, input: CreateRunInput, virtualKey?: string | null): Promise<RunView> {
+  const thread = await loadThread(ctx, threadId);
+  const assistant = await assistantForRun(ctx, input.assistant_id, thread.workspaceId);
+  const options = validateRunOptions(input, assistantDefaults(assistant));
+  const extra = validateMessages(input.additional_messages, 'additional_messages');
+  const active = await activeRunOf(ctx.em, thread);
+  if (active) throw activeRunError(thread.id, active.id);
+  const provider = await admit(
+    ctx,
+    'create_run',
+    { id: thread.workspaceId, organisationId: thread.organisationId },
+    virtualKey,
+    options.model,
+    [...(await pendingUserText(ctx.em, thread.id)), ...extra.map((m) => contentText(m.content))],
+    options.metadata,
+    { threadId: thread.id, runId: null },
+  );
+  const run = await commitRun(ctx.runtime, ctx.em, async (rtx) => {
+    const now = rtx.now();
+    const runId = prefixedId('run');
+    await claimThread(rtx, thread.id, runId);
+    for (const message of extra) insertMessage(rtx.tx, thread, message, now);
+    const created = insertRun(rtx.tx, ctx, thread, assistant, options, provider, now, runId);
+    await rtx.tx.flush();
+    await rtx.events(runId, [{ event: 'thread.run.created', data: runObject(created) }, runEvent(created)]);
+    return created;
+  });
+  runExecutor(ctx.runtime).enqueue(run.id);
+  return { ...runObject(run), stream_after: 0 };
+}
+
+export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThreadAndRunInput, virtualKey?: string | null): Promise<RunView> {
+  const workspace = await homeWorkspace(ctx);
+  const assistant = await assistantForRun(ctx, input.assistant_id, workspace.id);
+  const threadFields = validateThread(input.thread ?? {}, 'thread');
+  const options = validateRunOptions(input, assistantDefaults(assistant));
+  const provider = await admit(
+    ctx,
+    'create_thread_and_run',
+    workspace,
+    virtualKey,
+    options.model,
+    threadFields.messages.map((m) => contentText(m.content)),
+    options.metadata,
+    { threadId: null, runId: null },
+  );
+  const run = await commitRun(ctx.runtime, ctx.em, async (rtx) => {
+    const now = rtx.now();
+    const runId = prefixedId('run');
+    const thread = insertThread(rtx.tx, workspace, threadFields, now, runId);
+    const created = insertRun(rtx.tx, ctx, thread, assistant, options, provider, now, runId);
+    await rtx.tx.flush();
+    await rtx.events(runId, [
+      { event: 'thread.created', data: threadObject(thread) },
+      { event: 'thread.run.created', data: runObject(created) },
+      runEvent(created),
+    ]);
+    return created;
+  });
+  runExecutor(ctx.runtime).enqueue(run.id);
+  return { ...runObject(run), stream_after: 0 };
+}
+
+export async function getRun(ctx: ServiceContext, threadId: string, runId: string): Promise<RunObject> {
+  return runObject(await loadRun(ctx, threadId, runId));
+}
+
+export async function listRuns(ctx: ServiceContext, threadId: string, page: PageArgs): Promise<ListObject<RunObject>> {
+  await loadThread(ctx, threadId);
+  const list = await pageOf(ctx.em, RunSchema, { threadId }, page, (run) => run);
+  const data = await Promise.all(list.data.map(async (run) => runObject(await applyExpiry(ctx, run))));
+  return { ...list, data };
+}
+
+export async function listRunsOfThreads(ctx: ServiceContext, threadIds: readonly string[], page: PageArgs): Promise<ListObject<RunObject>[]> {
+  const lists = await pagesOf(ctx.em, RunSchema, 'threadId', threadIds, {}, page, (run) => run);
+  return Promise.all(lists.map(async (list) => ({ ...list, data: await Promise.all(list.data.map(async (run) => runObject(await applyExpiry(ctx, run)))) })));
+}
+
+export async function listRunSteps(ctx: ServiceContext, threadId: string, runId: string, page: PageArgs): Promise<ListObject<RunStepObject>> {
+  await loadRun(ctx, threadId, runId);
+  return pageOf(ctx.em, RunStepSchema, { runId }, page, runStepObject);
+}
+
+export function listStepsOfRuns(ctx: ServiceContext, runIds: readonly string[], page: PageArgs): Promise<ListObject<RunStepObject>[]> {
+  return pagesOf(ctx.em, RunStepSchema, 'runId', runIds, {}, page, runStepObject);
+}
+
+export async function cancelRun(ctx: ServiceContext, threadId: string, runId: string): Promise<RunObject> {
+  let run = await loadRun(ctx, threadId, runId);
+  for (;;) {
+    if (!canCancel(run.status)) throw new BadRequestError(`Cannot cancel run with status '${run.status}'.`);
+    const from = run.status;
+    const moved = await commitRun(ctx.runtime, ctx.em, async (rtx) => {
+      const next = await rtx.move(runId, from, 'cancelling');
+      if (next) await rtx.events(runId, [runEvent(next)]);
+      return next;
+    });
+    if (moved) {
+      // A run this process is executing settles when its model call stops; any other at once.
+      if (!runExecutor(ctx.runtime).cancel(runId)) await settleCancelled(ctx.runtime, runId);
+      return runObject(moved);
+    }
+    // Another writer moved it first (the executor started it, outputs were submitted…): look again.
+    run = await ctx.em.findOneOrFail(RunSchema, { id: runId }, { refresh: true });
+  }
+}
+
+export interface SubmitToolOutputsInput {
+  tool_outputs: { tool_call_id: string; output: string }[];
+}
+
+const quoted = (ids: readonly string[]) => `[${ids.map((id) => `'${id}'`).join(', ')}]`;
+
+function notAccepting(status: string): BadRequestError {
+  return new BadRequestError(`Runs in status "${status}" do not accept tool outputs.`);
+}
+
+/**
+ * Accepts the outputs of every pending tool call and queues the run again. The decisive check is
+ * one conditional update (`requires_action → queued`), so of two racing submits exactly one wins.
+ */
+export async function submitToolOutputs(
+  ctx: ModelWorkContext,
+  threadId: string,
+  runId: string,
+  input: SubmitToolOutputsInput,
+  virtualKey?: string | null,
+): Promise<RunView> {
+  const run = await loadRun(ctx, threadId, runId);
+  if (run.status !== 'requires_action') throw notAccepting(run.status);
+  const pending = (run.requiredToolCalls ?? []).map((call) => call.id);
+  const submitted = input.tool_outputs.map((o) => o.tool_call_id);
+  const same = submitted.length === pending.length && new Set(submitted).size === submitted.length && submitted.every((id) => pending.includes(id));
+  if (!same) throw new BadRequestError(`Expected tool outputs for call_ids ${quoted(pending)}, got ${quoted(submitted)}`);
+  const key = resolveVirtualKey(ctx, virtualKey);
+  if (key && key !== run.virtualKey) {
+    throw new BadRequestError(`Run ${run.id} was created with virtual key '${run.virtualKey}': submit its tool outputs with the same virtual key.`, { code: 'virtual_key_mismatch' });
+  }
+  await admit(ctx, 'submit_tool_outputs', { id: run.workspaceId, organisationId: run.organisationId }, key, run.model, input.tool_outputs.map((o) => o.output), run.metadata, { threadId, runId });
+
+  const outputs = new Map(input.tool_outputs.map((o) => [o.tool_call_id, o.output]));
+  const result = await commitRun(ctx.runtime, ctx.em, async (rtx) => {
+    if (isExpired({ status: 'requires_action', expires_at: run.expiresAt ? unixSeconds(run.expiresAt) : null }, unixSeconds(rtx.now()))) return null;
+    const queued = await rtx.move(runId, 'requires_action', 'queued');
+    if (!queued) return null;
+    const step = await rtx.tx.findOne(RunStepSchema, { runId, type: 'tool_calls', status: 'in_progress' }, { orderBy: { ordinal: 'desc' } });
+    const drafts: EventDraft[] = [];
+    if (step && step.stepDetails.type === 'tool_calls') {
+      step.stepDetails = {
+        type: 'tool_calls',
+        tool_calls: step.stepDetails.tool_calls.map((call) => ({ ...call, function: { ...call.function, output: outputs.get(call.id) ?? null } })),
+      };
+      step.status = 'completed';
+      step.completedAt = rtx.now();
+      await rtx.tx.flush();
+      drafts.push({ event: 'thread.run.step.completed', data: runStepObject(step) });
+    }
+    drafts.push(runEvent(queued));
+    const records = await rtx.events(runId, drafts);
+    return { run: queued, after: records[0].sequence - 1 };
+  });
+  if (!result) {
+    const now = await applyExpiry(ctx, await ctx.em.findOneOrFail(RunSchema, { id: runId }, { refresh: true }));
+    throw notAccepting(now.status);
+  }
+  runExecutor(ctx.runtime).enqueue(runId);
+  return { ...runObject(result.run), stream_after: result.after };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+export async function listRunEvents(ctx: ServiceContext, threadId: string, runId: string, after: number, limit?: number | null): Promise<RunEventRecord[]> {
+  await loadRun(ctx, threadId, runId);
+  return readEvents(ctx.em, runId, Math.max(0, after), limit ?? undefined);
+}
+
+export interface FollowOptions {
+  threadId: string;
+  runId: string;
+  /** Replay events with a sequence above this (0: from the start). */
+  after: number;
+  /** End when the run waits for tool outputs (REST streams), not only when it is terminal. */
+  endAtRequiresAction: boolean;
+}
+
+/**
+ * The run's events after `after`, then live ones, until the run is terminal (or waiting for tool
+ * outputs, with `endAtRequiresAction`). It subscribes before reading the log and drops anything
+ * at or below the last sequence delivered, so nothing is missed between replay and live events
+ * and nothing is sent twice. Validation (404) happens before the returned iterable is used.
+ */
+export async function followRunEvents(ctx: ServiceContext, options: FollowOptions): Promise<AsyncIterable<RunEventRecord>> {
+  await loadRun(ctx, options.threadId, options.runId);
+  const { runtime } = ctx;
+  const live = runtime.pubsub.subscribe<RunEventRecord>(runEventsTopic(options.runId), runtime.shutdown);
+  return follow(runtime.fork.bind(runtime), live, options);
+}
+
+async function* follow(fork: () => EntityManager, live: AsyncIterableIterator<RunEventRecord>, options: FollowOptions): AsyncGenerator<RunEventRecord> {
+  const { runId, endAtRequiresAction } = options;
+  let last = Math.max(0, options.after);
+  const pausesAt = (record: RunEventRecord) => endAtRequiresAction && statusOfEvent(record.event) === 'requires_action';
+  try {
+    const replay = await readEvents(fork(), runId, last);
+    for (let i = 0; i < replay.length; i++) {
+      const record = replay[i];
+      last = record.sequence;
+      yield record;
+      if (endsRun(record.event) || (pausesAt(record) && i === replay.length - 1)) return;
+    }
+    if (replay.length === 0 && (await restsAt(fork(), runId, last, endAtRequiresAction))) return;
+    for (;;) {
+      const next = await live.next();
+      if (next.done) return;
+      if (next.value.sequence <= last) continue;
+      // Publication order can differ from commit order across writers: fill any gap from the log.
+      const batch = next.value.sequence === last + 1 ? [next.value] : await readEvents(fork(), runId, last);
+      for (const record of batch) {
+        if (record.sequence <= last) continue;
+        last = record.sequence;
+        yield record;
+        if (endsRun(record.event) || pausesAt(record)) return;
+      }
+    }
+  } finally {
+    await live.return?.();
+  }
+}
+
+/** True when the log's last event is at or before `last` and ends (or pauses) the stream. */
+async function restsAt(em: EntityManager, runId: string, last: number, endAtRequiresAction: boolean): Promise<boolean> {
+  const final = await em.findOne(RunEventSchema, { runId }, { orderBy: { sequence: 'desc' }, fields: ['sequence', 'event'] });
+  if (!final || final.sequence > last) return false;
+  return endsRun(final.event) || (endAtRequiresAction && statusOfEvent(final.event) === 'requires_action');
+}

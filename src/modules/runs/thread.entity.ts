@@ -1,0 +1,23 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+/** A conversation: messages in order, and the runs executed on it (OpenAI `thread`). */
+export const ThreadSchema = defineEntity({
+  name: 'Thread',
+  tableName: 'threads',
+  properties: (p) => ({
+    id: p.string().primary(),
+    organisationId: p.uuid().index(),
+    workspaceId: p.uuid().index(),
+    ordinal: p.bigint('number').index(),
+    metadata: p.json<Record<string, string>>(),
+    toolResources: p.json<Record<string, unknown>>(),
+    /**
+     * The run that owns the thread while it is not terminal. Claimed with a conditional update
+     * (`… where active_run_id is null`), so two racing creates cannot both start a run.
+     */
+    activeRunId: p.string().nullable(),
+    createdAt: p.datetime(),
+  }),
+});
+
+export type Thread = InferEntity<typeof ThreadSchema>;

@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.js';
+import { uuid } from '../../src/lib/ids.js';
+import { CollectionSchema } from '../../src/modules/collections/collection.entity.js';
+import { PromptVersionSchema } from '../../src/modules/collections/prompt-version.entity.js';
+import { PromptSchema } from '../../src/modules/collections/prompt.entity.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+/*
+ * Nested reads are batched: the SQL statements a six-level tree query runs depend on its depth,
+ * not on how many collections the tree holds (a 6-node chain and a 1,000-node tree cost the same).
+ */
+
+const clock = new ManualClock(new Date('2026-11-22T10:00:00.000Z'));
+let t: TestApp;
+let statements = 0;
+let workspace: { id: string; organisationId: string };
+
+/** Collections per level of the big tree: 1 + 3 + 9 + 27 + 81 + 879 = 1,000. */
+const BIG_LEVELS = [1, 3, 9, 27, 81, 879];
+
+interface Seeded {
+  rootId: string;
+  collections: number;
+  prompts: number;
+}
+
+/** Inserts a tree level by level in one transaction: each level's nodes spread over the previous level's. */
+async function seedTree(prefix: string, perLevel: number[], promptEvery: number): Promise<Seeded> {
+  const now = clock.now();
+  const collections: Array<Record<string, unknown>> = [];
+  const prompts: Array<Record<string, unknown>> = [];
+  let previous: string[] = [];
+  perLevel.forEach((count, level) => {
+    const current: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const id = uuid();
+      const parentId = level === 0 ? null : previous[i % previous.length];
+      const name = `${prefix} ${level + 1}.${String(i).padStart(4, '0')}`;
+      collections.push({
+        id,
+        organisationId: workspace.organisationId,
+        workspaceId: workspace.id,
+        parentId,
+        name,
+        slug: `${prefix}-${level + 1}-${i}`,
+        isDefault: false,
+        status: 'active',
+        createdAt: now,
+        lastUpdatedAt: now,
+      });
+      if (i % promptEvery === 0) {
+        prompts.push({
+          id: uuid(),
+          organisationId: workspace.organisationId,
+          workspaceId: workspace.id,
+          collectionId: id,
+          name: `${name} prompt`,
+          slug: `${prefix}-prompt-${level + 1}-${i}`,
+          template: 'Hello {{name}}',
+          model: 'gpt-4o-mini',
+          version: 1,
+          status: 'active',
+          createdAt: now,
+          lastUpdatedAt: now,
+        });
+      }
+      current.push(id);
+    }
+    previous = current;
+  });
+  await t.app.runtime.fork().transactional(async (em) => {
+    await em.insertMany(CollectionSchema, collections as never[]);
+    await em.insertMany(PromptSchema, prompts as never[]);
+    await em.insertMany(
+      PromptVersionSchema,
+      prompts.map((p) => ({ id: uuid(), promptId: p.id, version: 1, name: p.name, template: p.template, model: p.model, createdAt: now })) as never[],
+    );
+  });
+  return { rootId: collections[0].id as string, collections: collections.length, prompts: prompts.length };
+}
+
+const LEVEL = 'id name details { childCollectionsCount promptsCount promptsLastUpdatedAt } prompts { id name }';
+const SIX_LEVELS = `query($id: String!) {
+  collection(idOrSlug: $id) { ${LEVEL}
+    childCollections { ${LEVEL}
+      childCollections { ${LEVEL}
+        childCollections { ${LEVEL}
+          childCollections { ${LEVEL}
+            childCollections { ${LEVEL} parent { id name } ancestors { id }
+              childCollections { id }
+            }
+          }
+        }
+      }
+    }
+  }
+}`;
+
+interface Node {
+  id: string;
+  details: { childCollectionsCount: number; promptsCount: number };
+  prompts: unknown[];
+  childCollections: Node[];
+}
+
+/** Collections per level and prompts in an answer. */
+function shape(root: Node): { perLevel: number[]; prompts: number; childCounts: number } {
+  const perLevel: number[] = [];
+  let prompts = 0;
+  let childCounts = 0;
+  let level: Node[] = [root];
+  while (level.length) {
+    perLevel.push(level.length);
+    for (const node of level) {
+      prompts += node.prompts.length;
+      childCounts += node.details.childCollectionsCount;
+      expect(node.details.promptsCount).toBe(node.prompts.length);
+      expect(node.details.childCollectionsCount).toBe(node.childCollections.length);
+    }
+    level = level.flatMap((node) => node.childCollections);
+  }
+  return { perLevel, prompts, childCounts };
+}
+
+async function measure(rootId: string): Promise<{ statements: number; data: { collection: Node } }> {
+  statements = 0;
+  const g = await t.graphql(SIX_LEVELS, { id: rootId });
+  const counted = statements;
+  expect(g.errors, JSON.stringify(g.errors)).toBeUndefined();
+  return { statements: counted, data: g.data };
+}
+
+let small: Seeded;
+let big: Seeded;
+
+beforeAll(async () => {
+  t = await createTestApp({}, { clock, onQuery: () => statements++ });
+  const ws = (await t.request('GET', '/v1/admin/workspaces')).body.data[0];
+  workspace = { id: ws.id, organisationId: ws.organisation_id };
+  small = await seedTree('small', [1, 1, 1, 1, 1, 1], 2);
+  big = await seedTree('big', BIG_LEVELS, 3);
+  // Authentication (key lookup, last-use write) happens once; the manual clock keeps it cached.
+  await t.graphql('{ viewer { apiKey { id } } }');
+});
+afterAll(() => t.close());
+
+it('seeds what the test claims: 1,000 collections six levels deep', () => {
+  expect(big.collections).toBe(1000);
+  expect(small.collections).toBe(6);
+});
+
+it('a six-level query costs the same statements for 6 collections and for 1,000', async () => {
+  const smallRun = await measure(small.rootId);
+  const bigRun = await measure(big.rootId);
+
+  const smallShape = shape(smallRun.data.collection);
+  const bigShape = shape(bigRun.data.collection);
+  expect(smallShape).toEqual({ perLevel: [1, 1, 1, 1, 1, 1], prompts: small.prompts, childCounts: 5 });
+  expect(bigShape).toEqual({ perLevel: BIG_LEVELS, prompts: big.prompts, childCounts: 999 });
+
+  // Per level: children, prompts and two aggregates for details; plus the root lookup and the
+  // ancestors of the deepest level. `parent` comes from the level already loaded.
+  expect(bigRun.statements).toBe(smallRun.statements);
+  expect(bigRun.statements).toBeLessThanOrEqual(1 + 6 * 4 + 2);
+});
+
+it('the deepest level knows its parent and ancestors', async () => {
+  const { data } = await measure(big.rootId);
+  let node: any = data.collection;
+  const path = [node.id];
+  while (node.childCollections.length) {
+    node = node.childCollections[node.childCollections.length - 1];
+    path.push(node.id);
+  }
+  expect(path).toHaveLength(6);
+  expect(node.parent.id).toBe(path[4]);
+  expect(node.ancestors.map((a: { id: string }) => a.id)).toEqual(path.slice(0, 5));
+});
+
+it('statements for the same query grow with the depth asked for, not the rows', async () => {
+  const shallow = `query($id: String!) { collection(idOrSlug: $id) { ${LEVEL} childCollections { ${LEVEL} childCollections { ${LEVEL} } } } }`;
+  statements = 0;
+  await t.graphql(shallow, { id: small.rootId });
+  const smallShallow = statements;
+  statements = 0;
+  await t.graphql(shallow, { id: big.rootId });
+  expect(statements).toBe(smallShallow);
+  const { statements: deep } = await measure(big.rootId);
+  expect(deep).toBeGreaterThan(smallShallow);
+});
