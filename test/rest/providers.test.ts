@@ -69,6 +69,7 @@ describe('the local virtual key, with no setup', () => {
   });
 
   it('exists in workspaces created later too', async () => {
+    clock.set('2026-11-22T10:30:00.000Z');
     team = await createWorkspaceWithKey(t, 'Team');
     expect((await resolve(team.workspaceId, 'local')).provider.workspaceId).toBe(team.workspaceId);
   });
@@ -76,6 +77,7 @@ describe('the local virtual key, with no setup', () => {
 
 describe('resolveProvider', () => {
   beforeAll(async () => {
+    clock.set('2026-11-22T10:45:00.000Z');
     const created = await t.request('POST', '/v1/integrations', {
       body: { name: 'OpenAI', slug: 'openai', ai_provider_id: 'openai', key: SECRET, configurations: { base_url: 'http://127.0.0.1:9/v1', default_model: 'gpt-4o-mini', prices: { 'my-model': { input: 1, output: 2 } } } },
     });
@@ -280,6 +282,7 @@ describe('workspace keys', () => {
 
 describe('GraphQL mirrors REST', () => {
   it('provider, providers, createProvider, updateProvider, deleteProvider', async () => {
+    clock.set('2026-11-22T13:00:00.000Z');
     const created = await t.graphql(
       `mutation { createProvider(input: { integrationId: "local", slug: "gql", outputGuardrails: ["x"] }) { slug workspaceId outputGuardrails integration { slug } } }`,
     );

@@ -72,11 +72,12 @@ describe('GraphQL guardrails', () => {
   });
 
   it('updateGuardrail writes versions; guardrail, guardrails and guardrailVersions read them', async () => {
+    clock.advance(1000);
     const created = (await t.graphql(CREATE, { input: { name: 'Counted', checks: [{ id: 'default.characterCount', parameters: { maxCharacters: 10 } }] } })).data.createGuardrail;
     clock.advance(5000);
     const renamed = await t.graphql(UPDATE, { id: created.slug, input: { name: 'Counted v2' } });
     expect(renamed.errors).toBeUndefined();
-    expect(renamed.data.updateGuardrail).toMatchObject({ id: created.id, name: 'Counted v2', version: 2, updatedAt: new Date(Date.parse(T0) + 5000).toISOString(), checks: created.checks, actions: created.actions });
+    expect(renamed.data.updateGuardrail).toMatchObject({ id: created.id, name: 'Counted v2', version: 2, updatedAt: new Date(Date.parse(T0) + 6000).toISOString(), checks: created.checks, actions: created.actions });
     const rechecked = await t.graphql(UPDATE, { id: created.id, input: { checks: [{ id: 'default.endsWith', isEnabled: false, parameters: { suffix: '.' } }], actions: { async: true } } });
     expect(rechecked.data.updateGuardrail).toMatchObject({
       version: 3,
