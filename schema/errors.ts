@@ -33,12 +33,13 @@ export function maskError(error: unknown, requestId: string, logger: Logger): Gr
     // Already carries an AppError's extensions (e.g. authentication, raised while building the context).
     return graphqlError;
   }
-  if (graphqlError && !graphqlError.originalError) {
-    // Parse, validation and variable-coercion errors: the document is wrong, not the server.
+  if (graphqlError && (!graphqlError.originalError || !graphqlError.path)) {
+    // Parse, validation and variable-coercion errors (the last carry the scalar's TypeError as
+    // originalError, but no path): the request is wrong, not the server.
     return new GraphQLError(graphqlError.message, {
       nodes: graphqlError.nodes,
       path: graphqlError.path,
-      extensions: { ...graphqlError.extensions, status: 400, type: 'invalid_request_error', param: null, code: graphqlError.extensions?.code ?? 'graphql_validation_failed' },
+      extensions: { ...graphqlError.extensions, http: { status: 400 }, status: 400, type: 'invalid_request_error', param: null, code: graphqlError.extensions?.code ?? 'graphql_validation_failed' },
     });
   }
   logger.error({ err: graphqlError?.originalError ?? error, requestId }, 'unexpected error');

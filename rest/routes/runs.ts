@@ -1,3 +1,237 @@
-import type { RouteRow } from '../route.js';
+import {
+  createAssistantBody,
+  createMessageBody,
+  createRunBody,
+  createThreadAndRunBody,
+  createThreadBody,
+  eventsQuery,
+  listMessagesQuery,
+  listQuery,
+  submitToolOutputsBody,
+} from '../bodies/runs.js';
+import type { RestInput, RestRefusal, RouteRow, SseEvent } from '../route.js';
 
-export const runsRoutes: RouteRow[] = [];
+/*
+ * Runs on threads (CONTRACT §4), OpenAI Assistants v2 compatible. Every row needs the beta header;
+ * the virtual key (x-gateway-virtual-key / x-portkey-virtual-key) is read by the GraphQL resolvers
+ * of the rows that make a model work. `stream: true` answers with the run's events as SSE.
+ */
+
+const BETA = 'assistants=v2';
+
+/** `Vendor-Beta: assistants=v2` or `OpenAI-Beta: assistants=v2` (a comma-separated list may hold more). */
+function betaRefusal(headers: Headers): RestRefusal | null {
+  const values = [headers.get('vendor-beta'), headers.get('openai-beta')].filter((v): v is string => v !== null);
+  if (values.some((value) => value.split(',').some((part) => part.trim() === BETA))) return null;
+  return {
+    status: 400,
+    code: 'invalid_beta',
+    message: `This route needs the beta header 'Vendor-Beta: ${BETA}' (or 'OpenAI-Beta: ${BETA}').`,
+  };
+}
+
+const beta: RouteRow['precheck'] = ({ headers }) => betaRefusal(headers);
+
+/** The SSE `id` a client resumes after: `Last-Event-ID` (checked here), else `?after=`. */
+function lastEventId(headers: Headers): number | null {
+  const raw = headers.get('last-event-id');
+  return raw === null || raw.trim() === '' ? null : Number(raw.trim());
+}
+
+const eventsPrecheck: RouteRow['precheck'] = ({ headers }) => {
+  const refusal = betaRefusal(headers);
+  if (refusal) return refusal;
+  const id = lastEventId(headers);
+  if (id !== null && !(Number.isInteger(id) && id >= 0 && id <= 2_147_483_647)) {
+    return { status: 400, code: 'invalid_value', param: 'Last-Event-ID', message: "Invalid 'Last-Event-ID' header: expected the sequence number of an event (a non-negative integer)." };
+  }
+  return null;
+};
+
+const toSse = (payload: { sequence: number; event: string; data: unknown }): SseEvent => ({
+  event: payload.event,
+  id: payload.sequence,
+  data: JSON.stringify(payload.data),
+});
+
+/** A run as a mutation returns it, minus the `stream_after` bookkeeping field. */
+function runOf(run: Record<string, unknown>): Record<string, unknown> {
+  const { stream_after: _after, ...rest } = run;
+  return rest;
+}
+
+/** After a run mutation: its events from the one before it, live until the run ends or waits. */
+function runStream(field: string): NonNullable<RouteRow['stream']> {
+  return {
+    when: ({ body }) => body.stream === true,
+    operation: 'RestRunEvents',
+    variables: (_input, data) => ({ threadId: data[field].thread_id, runId: data[field].id, after: data[field].stream_after ?? 0 }),
+    event: toSse,
+  };
+}
+
+const page = ({ query }: RestInput) => ({ limit: query.limit, order: query.order, after: query.after, before: query.before });
+
+const runOptions = (body: any) => ({
+  assistantId: body.assistant_id,
+  model: body.model,
+  instructions: body.instructions,
+  tools: body.tools,
+  metadata: body.metadata,
+  temperature: body.temperature,
+  topP: body.top_p,
+  maxPromptTokens: body.max_prompt_tokens,
+  maxCompletionTokens: body.max_completion_tokens,
+  truncationStrategy: body.truncation_strategy,
+  toolChoice: body.tool_choice,
+  parallelToolCalls: body.parallel_tool_calls,
+  responseFormat: body.response_format,
+});
+
+export const runsRoutes: RouteRow[] = [
+  {
+    method: 'POST',
+    path: '/v1/assistants',
+    operation: 'RestCreateAssistant',
+    precheck: beta,
+    body: createAssistantBody,
+    variables: ({ body }) => ({
+      input: {
+        model: body.model,
+        name: body.name,
+        description: body.description,
+        instructions: body.instructions,
+        tools: body.tools,
+        toolResources: body.tool_resources,
+        metadata: body.metadata,
+        temperature: body.temperature,
+        topP: body.top_p,
+        responseFormat: body.response_format,
+      },
+    }),
+  },
+  { method: 'GET', path: '/v1/assistants', operation: 'RestListAssistants', precheck: beta, query: listQuery, variables: page },
+  { method: 'GET', path: '/v1/assistants/:id', operation: 'RestGetAssistant', precheck: beta, variables: ({ params }) => ({ id: params.id }) },
+  {
+    method: 'POST',
+    path: '/v1/threads',
+    operation: 'RestCreateThread',
+    precheck: beta,
+    body: createThreadBody,
+    variables: ({ body }) => ({ input: { messages: body.messages, metadata: body.metadata, toolResources: body.tool_resources } }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/threads/runs',
+    operation: 'RestCreateThreadAndRun',
+    precheck: beta,
+    body: createThreadAndRunBody,
+    variables: ({ body }) => ({ input: { ...runOptions(body), thread: body.thread } }),
+    result: (data) => runOf(data.createThreadAndRun),
+    stream: runStream('createThreadAndRun'),
+  },
+  { method: 'GET', path: '/v1/threads/:thread_id', operation: 'RestGetThread', precheck: beta, variables: ({ params }) => ({ id: params.thread_id }) },
+  {
+    method: 'POST',
+    path: '/v1/threads/:thread_id/messages',
+    operation: 'RestCreateMessage',
+    precheck: beta,
+    body: createMessageBody,
+    variables: ({ params, body }) => ({
+      threadId: params.thread_id,
+      input: { role: body.role, content: body.content, attachments: body.attachments, metadata: body.metadata },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/threads/:thread_id/messages',
+    operation: 'RestListMessages',
+    precheck: beta,
+    query: listMessagesQuery,
+    variables: (input) => ({ threadId: input.params.thread_id, runId: input.query.run_id, ...page(input) }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/threads/:thread_id/messages/:message_id',
+    operation: 'RestGetMessage',
+    precheck: beta,
+    variables: ({ params }) => ({ threadId: params.thread_id, id: params.message_id }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/threads/:thread_id/runs',
+    operation: 'RestCreateRun',
+    precheck: beta,
+    body: createRunBody,
+    variables: ({ params, body }) => ({
+      threadId: params.thread_id,
+      input: { ...runOptions(body), additionalInstructions: body.additional_instructions, additionalMessages: body.additional_messages },
+    }),
+    result: (data) => runOf(data.createRun),
+    stream: runStream('createRun'),
+  },
+  {
+    method: 'GET',
+    path: '/v1/threads/:thread_id/runs',
+    operation: 'RestListRuns',
+    precheck: beta,
+    query: listQuery,
+    variables: (input) => ({ threadId: input.params.thread_id, ...page(input) }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/threads/:thread_id/runs/:run_id',
+    operation: 'RestGetRun',
+    precheck: beta,
+    variables: ({ params }) => ({ threadId: params.thread_id, id: params.run_id }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/threads/:thread_id/runs/:run_id/cancel',
+    operation: 'RestCancelRun',
+    precheck: beta,
+    variables: ({ params }) => ({ threadId: params.thread_id, runId: params.run_id }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/threads/:thread_id/runs/:run_id/steps',
+    operation: 'RestListRunSteps',
+    precheck: beta,
+    query: listQuery,
+    variables: (input) => ({ threadId: input.params.thread_id, runId: input.params.run_id, ...page(input) }),
+    result: (data) => data.run.steps,
+  },
+  {
+    method: 'POST',
+    path: '/v1/threads/:thread_id/runs/:run_id/submit_tool_outputs',
+    operation: 'RestSubmitToolOutputs',
+    precheck: beta,
+    body: submitToolOutputsBody,
+    variables: ({ params, body }) => ({
+      threadId: params.thread_id,
+      runId: params.run_id,
+      input: { toolOutputs: body.tool_outputs.map((o: { tool_call_id: string; output: string }) => ({ toolCallId: o.tool_call_id, output: o.output })) },
+    }),
+    result: (data) => runOf(data.submitToolOutputs),
+    stream: runStream('submitToolOutputs'),
+  },
+  {
+    // Replays the run's events after Last-Event-ID (or ?after=), then follows live ones to [DONE].
+    method: 'GET',
+    path: '/v1/threads/:thread_id/runs/:run_id/events',
+    operation: 'RestGetRun',
+    precheck: eventsPrecheck,
+    query: eventsQuery,
+    variables: ({ params }) => ({ threadId: params.thread_id, id: params.run_id }),
+    stream: {
+      when: () => true,
+      operation: 'RestRunEvents',
+      variables: ({ params, headers, query }) => ({
+        threadId: params.thread_id,
+        runId: params.run_id,
+        after: lastEventId(headers) ?? query.after ?? 0,
+      }),
+      event: toSse,
+    },
+  },
+];

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/lib/clock.js';
 import { resolveProvider } from '../../src/modules/integrations/provider-resolution.js';
 import { workspaceAccessLimitSpec } from '../../src/modules/integrations/usage-limits.js';
 import { usageEngine } from '../../src/modules/usage/usage-engine.js';
@@ -9,6 +10,8 @@ import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tena
 // the override flag, global access for unlisted and future workspaces, reset_usage, all or nothing.
 
 let t: TestApp;
+// Workspaces are listed in creation order: each is made a second after the previous one.
+const clock = new ManualClock(new Date('2026-11-22T10:00:00.000Z'));
 let defaultId: string;
 let a: { workspaceId: string; slug: string; key: string };
 let b: { workspaceId: string; slug: string; key: string };
@@ -28,9 +31,11 @@ const providerSlugs = async (workspace: string) =>
   (await t.request('GET', `/v1/providers?workspace_id=${workspace}`)).body.data.map((p: { slug: string; integration_slug: string }) => `${p.slug}→${p.integration_slug}`).sort();
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({}, { clock });
   defaultId = (await t.request('GET', '/v1/admin/workspaces/default')).body.id;
+  clock.advance(1000);
   a = await createWorkspaceWithKey(t, 'Team A');
+  clock.advance(1000);
   b = await createWorkspaceWithKey(t, 'Team B');
   const created = await t.request('POST', '/v1/integrations', { body: { name: 'OpenAI', slug: 'openai', ai_provider_id: 'openai', key: 'sk-test-0000' } });
   expect(created.status).toBe(200);
@@ -100,6 +105,7 @@ describe('PUT', () => {
   });
 
   it('workspaces created later get the global access and their provider', async () => {
+    clock.advance(1000);
     const c = await createWorkspaceWithKey(t, 'Team C');
     const rows = (await access()).workspaces;
     expect(rows).toHaveLength(4);

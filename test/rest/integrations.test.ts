@@ -279,6 +279,7 @@ describe('query parameters', () => {
 
 describe('GraphQL mirrors REST', () => {
   it('creates, reads, updates and deletes', async () => {
+    clock.set('2026-11-22T12:00:00.000Z');
     const created = await t.graphql(
       `mutation($input: CreateIntegrationInput!) { createIntegration(input: $input) { slug aiProviderId maskedKey configurations { baseUrl } globalWorkspaceAccess { enabled } } }`,
       { input: { name: 'GQL', slug: 'gql', aiProviderId: 'openai', key: SECRET, configurations: { baseUrl: 'http://127.0.0.1:1/v1' } } },

@@ -55,3 +55,16 @@ describe('GraphQL protection', () => {
     expect(res.errors?.[0].message).toMatch(/alias/i);
   });
 });
+
+describe('GraphQL request errors are the caller’s', () => {
+  it('a variable of the wrong type or an unknown enum value is a 400, not a masked 500', async () => {
+    const wrongType = await t.graphql('mutation($i: CreateWorkspaceInput!) { createWorkspace(input: $i) { id } }', { i: { name: 5 } });
+    expect(wrongType.errors?.[0].extensions).toMatchObject({ status: 400, type: 'invalid_request_error' });
+    expect(wrongType.errors?.[0].message).not.toMatch(/Internal server error/);
+    const badEnum = await t.graphql('mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { key } }', { i: { name: 'x', type: 'dollars' } });
+    expect(badEnum.errors?.[0].extensions).toMatchObject({ status: 400 });
+    // With Accept: application/json, GraphQL-over-HTTP answers document errors with 200 and `errors`.
+    const unknownField = await t.graphql('{ nope }');
+    expect(unknownField.errors?.[0].message).toMatch(/Cannot query field "nope"/);
+  });
+});

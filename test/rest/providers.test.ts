@@ -172,6 +172,7 @@ describe('POST /v1/providers', () => {
   });
 
   it('numbers the default slug when the integration slug is taken, and takes the integration id too', async () => {
+    clock.set('2026-11-22T11:10:00.000Z');
     expectJson(await t.request('POST', '/v1/providers', { body: { integration_id: openaiId } }), 200, { id: expect.stringMatching(UUID), slug: 'openai-2' });
   });
 
@@ -306,7 +307,7 @@ describe('GraphQL mirrors REST', () => {
       queries.length = 0;
       const r = await counted.graphql(`{ providers { total data { slug integration { slug workspaces { total workspaces { enabled } } } } } }`);
       expect(r.data.providers.total).toBe(4);
-      expect(r.data.providers.data.every((p: { integration: { slug: string } }) => p.integration.slug === p.slug)).toBe(true);
+      expect(r.data.providers.data.every((p: { slug: string; integration: { slug: string } }) => p.integration.slug === p.slug)).toBe(true);
       const selects = queries.filter((q) => /^select/i.test(q));
       // Key lookup aside: count + page, integrations, workspaces + access rows.
       expect(selects.length).toBeLessThanOrEqual(6);

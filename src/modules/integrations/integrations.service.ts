@@ -7,6 +7,9 @@ import { slugify, uuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
 import { validateName } from '../tenancy/tenancy.service.js';
 import { WorkspaceSchema, type Workspace } from '../tenancy/workspace.entity.js';
+import { bucketStatus, type BucketStatus } from '../usage/alerts.js';
+import { usageEngine } from '../usage/usage-engine.js';
+import { periodKey } from '../usage/usage-periods.js';
 import { AI_PROVIDER_IDS, IntegrationSchema, type AiProviderId, type Integration } from './integration.entity.js';
 import {
   applyConfigurations,
@@ -21,13 +24,10 @@ import {
   type AccessSettingsInput,
   type ConfigurationsInput,
 } from './limits.js';
-import { pageOf, type PageInput } from './paging.js';
 import { findIntegration, SLUG_MAX, validateSlug } from './lookup.js';
+import { pageOf, type PageInput } from './paging.js';
 import { ProviderSchema } from './provider.entity.js';
 import { ensureProvider } from './providers.service.js';
-import { bucketStatus, type BucketStatus } from '../usage/alerts.js';
-import { usageEngine } from '../usage/usage-engine.js';
-import { periodKey } from '../usage/usage-periods.js';
 import { WORKSPACE_ACCESS_OWNER, workspaceValueKey } from './usage-limits.js';
 import { WorkspaceAccessSchema, type WorkspaceAccess } from './workspace-access.entity.js';
 
