@@ -1,3 +1,4 @@
+import { executeSql } from '../../db/sql.js';
 import { raw, type EntityManager, type QueryOrderMap } from '@mikro-orm/core';
 import { WorkspaceSchema, type Workspace } from '../tenancy/workspace.entity.js';
 import { CollectionSchema, type Collection } from './collection.entity.js';
@@ -44,7 +45,7 @@ function groupBy<T>(keys: readonly string[], rows: T[], keyOf: (row: T) => strin
 
 /** A raw statement on the EntityManager's connection, inside its transaction when it has one. */
 export async function rawAll<T>(em: EntityManager, sql: string, params: unknown[]): Promise<T[]> {
-  return em.getConnection().execute(sql, params as any[], 'all', em.getTransactionContext());
+  return executeSql<T[]>(em, sql, params);
 }
 
 function placeholders(n: number): string {

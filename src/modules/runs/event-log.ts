@@ -3,6 +3,7 @@
  * commit, read for replays. Sequence numbers come from an atomic increment of `runs.event_seq`
  * in that same transaction, so they are gap-free, ordered like the commits, and never reused.
  */
+import { executeSql } from '../../db/sql.js';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Runtime } from '../../runtime.js';
 import { RunEventSchema } from './run-event.entity.js';
@@ -32,7 +33,7 @@ export class RunMovedError extends Error {
 
 /** Runs raw SQL inside the EntityManager's transaction (a second connection would wait forever). */
 export async function execute(em: EntityManager, sql: string, params: unknown[]): Promise<number> {
-  const result = (await em.getConnection().execute(sql, params, 'run', em.getTransactionContext())) as { affectedRows?: number };
+  const result = await executeSql<{ affectedRows?: number }>(em, sql, params, 'run');
   return result.affectedRows ?? 0;
 }
 
@@ -52,9 +53,7 @@ export async function appendEvents(
     ? await execute(tx, 'update runs set event_seq = event_seq + ? where id = ? and status = ?', [drafts.length, runId, whileStatus])
     : await execute(tx, 'update runs set event_seq = event_seq + ? where id = ?', [drafts.length, runId]);
   if (affected !== 1) throw new RunMovedError(runId);
-  const rows = (await tx
-    .getConnection()
-    .execute('select event_seq as seq from runs where id = ?', [runId], 'all', tx.getTransactionContext())) as { seq: number }[];
+  const rows = await executeSql<{ seq: number }[]>(tx, 'select event_seq as seq from runs where id = ?', [runId]);
   const last = Number(rows[0].seq);
   const first = last - drafts.length + 1;
   const now = runtime.clock.now();

@@ -7,6 +7,7 @@
 // Amounts are stored as integers in the limit's unit: tokens, or nano-dollars (1e-9 USD) for cost
 // limits. Integer sums are exact (float sums drift: 0.1 + 0.2), and 2^53 nano-dollars is
 // about 9 million dollars per bucket and period.
+import { executeSql } from '../../db/sql.js';
 import type { EntityManager } from '@mikro-orm/core';
 import { BadRequestError, UsageLimitError } from '../../errors.js';
 import { uuid } from '../../lib/ids.js';
@@ -600,13 +601,7 @@ function currentPeriodClause(now: Date): { sql: string; params: unknown[] } {
   };
 }
 
-/** Raw SQL on the manager's connection, inside its transaction when it has one. */
-async function exec<T>(em: EntityManager, sql: string, params: unknown[], method: 'all' | 'get' | 'run'): Promise<T> {
-  const connection = em.getConnection() as unknown as {
-    execute(sql: string, params: unknown[], method: 'all' | 'get' | 'run', ctx?: unknown): Promise<T>;
-  };
-  return connection.execute(sql, params, method, em.isInTransaction() ? em.getTransactionContext() : undefined);
-}
+const exec = <T>(em: EntityManager, sql: string, params: unknown[], method: 'all' | 'get' | 'run') => executeSql<T>(em, sql, params, method);
 
 /** The app's one engine. */
 export function usageEngine(runtime: Runtime): UsageEngine {
