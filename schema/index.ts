@@ -5,6 +5,7 @@ import './collections.js';
 import './policies.js';
 import './guardrails.js';
 import './runs.js';
+import './enforcement.js';
 
 /** The whole schema: every domain file registers its types on the builder when imported above. */
 export const schema = builder.toSchema({ sortSchema: true });

@@ -1,4 +1,5 @@
 import { collectionsModule } from './collections/collections.module.js';
+import { enforcementModule } from './enforcement/enforcement.module.js';
 import { guardrailsModule } from './guardrails/guardrails.module.js';
 import { integrationsModule } from './integrations/integrations.module.js';
 import type { DomainModule } from './module.js';
@@ -17,4 +18,5 @@ export const domainModules: DomainModule[] = [
   policiesModule,
   guardrailsModule,
   runsModule,
+  enforcementModule,
 ];

@@ -47,6 +47,10 @@ export interface ModelWorkRequest {
   /** Set when the thread / run already exist (create run on a thread; submit). */
   threadId: string | null;
   runId: string | null;
+  /** The instructions the model will read (for usage estimates). */
+  instructions?: string;
+  /** The run's `max_completion_tokens` (null: unbounded), for usage estimates. */
+  maxCompletionTokens?: number | null;
 }
 
 export interface Admission {
@@ -84,10 +88,25 @@ export type OutputCheck = (runtime: Runtime, input: OutputCheckInput) => Promise
 
 export type RunFinishedListener = (runtime: Runtime, run: RunSummary, usage: RunUsage) => Promise<void> | void;
 
+/**
+ * What happens to an admission after the checks. Exactly one of `refused` (a check or the provider
+ * resolution threw), `committed` (the request's writes committed: the run exists and will execute)
+ * or `abandoned` (admitted, then something failed before the commit, or the commit did not take)
+ * follows `started`. Checks that hold resources (usage reservations) release them on `abandoned`
+ * and link them to the run on `committed`.
+ */
+export interface AdmissionListener {
+  started?(ctx: ModelWorkContext, request: ModelWorkRequest): void;
+  refused?(ctx: ModelWorkContext, request: ModelWorkRequest, error: unknown): Promise<void> | void;
+  committed?(ctx: ModelWorkContext, admission: Admission, runId: string): Promise<void> | void;
+  abandoned?(ctx: ModelWorkContext, admission: Admission, reason: unknown): Promise<void> | void;
+}
+
 export class RunHooks {
   readonly admissionChecks: AdmissionCheck[] = [];
   readonly outputChecks: OutputCheck[] = [];
   readonly runFinishedListeners: RunFinishedListener[] = [];
+  readonly admissionListeners: AdmissionListener[] = [];
 
   /** Returns a function that removes the check again. */
   addAdmissionCheck(check: AdmissionCheck): () => void {
@@ -100,6 +119,10 @@ export class RunHooks {
 
   addRunFinishedListener(listener: RunFinishedListener): () => void {
     return add(this.runFinishedListeners, listener);
+  }
+
+  addAdmissionListener(listener: AdmissionListener): () => void {
+    return add(this.admissionListeners, listener);
   }
 }
 
@@ -128,16 +151,52 @@ export function virtualKeyFromHeaders(headers: Headers | undefined): string | nu
  * will use.
  */
 export async function admitModelWork(ctx: ModelWorkContext, request: ModelWorkRequest): Promise<Admission> {
+  const hooks = runHooks(ctx.runtime);
+  for (const listener of [...hooks.admissionListeners]) listener.started?.(ctx, request);
   if (!request.virtualKey) {
     throw new BadRequestError(
       'Missing virtual key: send the x-gateway-virtual-key header with the slug of a provider in your workspace (for example `local`).',
       { code: 'missing_virtual_key' },
     );
   }
-  const provider = await resolveProvider(ctx.em, ctx.runtime, request.workspaceId, request.virtualKey);
+  let provider: ResolvedProvider;
+  try {
+    provider = await resolveProvider(ctx.em, ctx.runtime, request.workspaceId, request.virtualKey);
+  } catch (error) {
+    await notify(ctx, hooks, (l) => l.refused?.(ctx, request, error));
+    throw error;
+  }
   const admission: Admission = { request, provider };
-  for (const check of [...runHooks(ctx.runtime).admissionChecks]) await check(ctx, admission);
+  try {
+    for (const check of [...hooks.admissionChecks]) await check(ctx, admission);
+  } catch (error) {
+    // An earlier check may hold something (a usage reservation) that must be given back.
+    await notify(ctx, hooks, (l) => l.abandoned?.(ctx, admission, error));
+    await notify(ctx, hooks, (l) => l.refused?.(ctx, request, error));
+    throw error;
+  }
   return admission;
+}
+
+/** The admitted request's writes committed: `runId` will execute. Call before queueing the run. */
+export async function admissionCommitted(ctx: ModelWorkContext, admission: Admission, runId: string): Promise<void> {
+  await notify(ctx, runHooks(ctx.runtime), (l) => l.committed?.(ctx, admission, runId));
+}
+
+/** The admitted request will not run (a write failed, a race was lost): give back what it holds. */
+export async function abandonAdmission(ctx: ModelWorkContext, admission: Admission, reason: unknown): Promise<void> {
+  await notify(ctx, runHooks(ctx.runtime), (l) => l.abandoned?.(ctx, admission, reason));
+}
+
+/** Listener failures are logged, never turned into the request's failure. */
+async function notify(ctx: ModelWorkContext, hooks: RunHooks, call: (listener: AdmissionListener) => Promise<void> | void): Promise<void> {
+  for (const listener of [...hooks.admissionListeners]) {
+    try {
+      await call(listener);
+    } catch (error) {
+      ctx.runtime.logger.error({ err: error }, 'admission listener failed');
+    }
+  }
 }
 
 /** The first failing verdict of the registered output checks, or a pass. */

@@ -10,7 +10,7 @@ import { BadRequestError, NotFoundError } from '../../errors.js';
 import { unixSeconds } from '../../lib/clock.js';
 import { prefixedId } from '../../lib/ids.js';
 import type { Workspace } from '../tenancy/workspace.entity.js';
-import { admitModelWork, virtualKeyFromHeaders, type ModelWorkContext, type ModelWorkKind } from './admission.js';
+import { abandonAdmission, admissionCommitted, admitModelWork, virtualKeyFromHeaders, type Admission, type ModelWorkContext, type ModelWorkKind } from './admission.js';
 import { AssistantSchema, type Assistant } from './assistant.entity.js';
 import { endsRun, execute, readEvents, runEventsTopic, statusOfEvent, type EventDraft, type RunEventRecord } from './event-log.js';
 import { runExecutor } from './executor.js';
@@ -358,6 +358,7 @@ async function admit(
   inputText: string[],
   metadata: Record<string, string>,
   ids: { threadId: string | null; runId: string | null },
+  estimates: { instructions: string; maxCompletionTokens: number | null },
 ) {
   const key = resolveVirtualKey(ctx, virtualKey);
   const admission = await admitModelWork(ctx, {
@@ -370,8 +371,27 @@ async function admit(
     metadata,
     apiKeyId: ctx.principal.apiKeyId,
     ...ids,
+    ...estimates,
   });
-  return { virtualKey: key, providerId: admission.provider.provider.id };
+  return { virtualKey: key, providerId: admission.provider.provider.id, admission };
+}
+
+/**
+ * The admitted request's writes: on success the admission is linked to the run (before it is
+ * queued); on failure, or when `write` yields null (a lost race), the admission is abandoned so
+ * whatever it holds (usage reservations) is given back.
+ */
+async function underAdmission<T>(ctx: ModelWorkContext, admission: Admission, write: () => Promise<T | null>, runIdOf: (value: T) => string): Promise<T | null> {
+  let result: T | null;
+  try {
+    result = await write();
+  } catch (error) {
+    await abandonAdmission(ctx, admission, error);
+    throw error;
+  }
+  if (result === null) await abandonAdmission(ctx, admission, 'not_accepted');
+  else await admissionCommitted(ctx, admission, runIdOf(result));
+  return result;
 }
 
 export async function createRun(ctx: ModelWorkContext, threadId: string, input: CreateRunInput, virtualKey?: string | null): Promise<RunView> {
@@ -390,8 +410,9 @@ export async function createRun(ctx: ModelWorkContext, threadId: string, input: 
     [...(await pendingUserText(ctx.em, thread.id)), ...extra.map((m) => contentText(m.content))],
     options.metadata,
     { threadId: thread.id, runId: null },
+    { instructions: options.instructions ?? '', maxCompletionTokens: options.maxCompletionTokens ?? null },
   );
-  const run = await commitRun(ctx.runtime, ctx.em, async (rtx) => {
+  const run = (await underAdmission(ctx, provider.admission, () => commitRun(ctx.runtime, ctx.em, async (rtx) => {
     const now = rtx.now();
     const runId = prefixedId('run');
     await claimThread(rtx, thread.id, runId);
@@ -400,7 +421,7 @@ export async function createRun(ctx: ModelWorkContext, threadId: string, input: 
     await rtx.tx.flush();
     await rtx.events(runId, [{ event: 'thread.run.created', data: runObject(created) }, runEvent(created)]);
     return created;
-  });
+  }), (r) => r.id))!;
   runExecutor(ctx.runtime).enqueue(run.id);
   return { ...runObject(run), stream_after: 0 };
 }
@@ -419,8 +440,9 @@ export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThr
     threadFields.messages.map((m) => contentText(m.content)),
     options.metadata,
     { threadId: null, runId: null },
+    { instructions: options.instructions ?? '', maxCompletionTokens: options.maxCompletionTokens ?? null },
   );
-  const run = await commitRun(ctx.runtime, ctx.em, async (rtx) => {
+  const run = (await underAdmission(ctx, provider.admission, () => commitRun(ctx.runtime, ctx.em, async (rtx) => {
     const now = rtx.now();
     const runId = prefixedId('run');
     const thread = insertThread(rtx.tx, workspace, threadFields, now, runId);
@@ -432,7 +454,7 @@ export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThr
       runEvent(created),
     ]);
     return created;
-  });
+  }), (r) => r.id))!;
   runExecutor(ctx.runtime).enqueue(run.id);
   return { ...runObject(run), stream_after: 0 };
 }
@@ -513,10 +535,20 @@ export async function submitToolOutputs(
   if (key && key !== run.virtualKey) {
     throw new BadRequestError(`Run ${run.id} was created with virtual key '${run.virtualKey}': submit its tool outputs with the same virtual key.`, { code: 'virtual_key_mismatch' });
   }
-  await admit(ctx, 'submit_tool_outputs', { id: run.workspaceId, organisationId: run.organisationId }, key, run.model, input.tool_outputs.map((o) => o.output), run.metadata, { threadId, runId });
+  const { admission } = await admit(
+    ctx,
+    'submit_tool_outputs',
+    { id: run.workspaceId, organisationId: run.organisationId },
+    key,
+    run.model,
+    input.tool_outputs.map((o) => o.output),
+    run.metadata,
+    { threadId, runId },
+    { instructions: run.instructions, maxCompletionTokens: run.maxCompletionTokens ?? null },
+  );
 
   const outputs = new Map(input.tool_outputs.map((o) => [o.tool_call_id, o.output]));
-  const result = await commitRun(ctx.runtime, ctx.em, async (rtx) => {
+  const result = await underAdmission(ctx, admission, () => commitRun(ctx.runtime, ctx.em, async (rtx) => {
     if (isExpired({ status: 'requires_action', expires_at: run.expiresAt ? unixSeconds(run.expiresAt) : null }, unixSeconds(rtx.now()))) return null;
     const queued = await rtx.move(runId, 'requires_action', 'queued');
     if (!queued) return null;
@@ -535,7 +567,7 @@ export async function submitToolOutputs(
     drafts.push(runEvent(queued));
     const records = await rtx.events(runId, drafts);
     return { run: queued, after: records[0].sequence - 1 };
-  });
+  }), () => runId);
   if (!result) {
     const now = await applyExpiry(ctx, await ctx.em.findOneOrFail(RunSchema, { id: runId }, { refresh: true }));
     throw notAccepting(now.status);

@@ -1,0 +1,39 @@
+import { runHooks } from '../runs/admission.js';
+import type { DomainModule } from '../module.js';
+import { EnforcementRecordSchema } from './enforcement-record.entity.js';
+import {
+  admissionAbandoned,
+  admissionCommitted,
+  checkRunOutput,
+  enforceAdmission,
+  refusalReason,
+  runFinished,
+  trackOverhead,
+} from './enforcement.service.js';
+
+/**
+ * Data-plane enforcement (enforcement.service.ts): registers its checks on the runs engine's
+ * hooks. Listed after the runs module.
+ */
+export const enforcementModule: DomainModule = {
+  name: 'enforcement',
+  entities: [EnforcementRecordSchema],
+  start(runtime) {
+    runtime.singleton('enforcement.hooks', () => {
+      const hooks = runHooks(runtime);
+      return [
+        hooks.addAdmissionListener({
+          started: (ctx) => trackOverhead(ctx),
+          refused: (ctx, _request, error) => ctx.runtime.metrics.refusals.inc({ reason: refusalReason(error) }),
+          committed: (ctx, admission, runId) => admissionCommitted(ctx, admission, runId),
+          abandoned: (ctx, admission) => admissionAbandoned(ctx, admission),
+        }),
+        hooks.addAdmissionCheck(enforceAdmission),
+        hooks.addOutputCheck(checkRunOutput),
+        hooks.addRunFinishedListener(runFinished),
+      ];
+    });
+  }
+  // No stop: the hooks belong to this runtime and must outlive the runs module's stop, which fails
+  // the runs still executing (their usage then settles through the run-finished listener).
+};

@@ -1,0 +1,424 @@
+/**
+ * Data-plane enforcement: the checks every request that makes a model work passes (after the
+ * virtual key resolved to a provider), in this order, refusing with the first that fails:
+ *
+ *   1. the rate limit of the workspace's access to the integration → 429 (+ Retry-After);
+ *   2. usage limits (the access's own and every matching usage-limit policy) → 412, else reserve
+ *      an estimate on every bucket;
+ *   3. the provider's input guardrails → 446 on a deny (the reservation is given back); a failed
+ *      non-deny guardrail lets the request through with status 246; async ones run after the
+ *      response.
+ *
+ * Then: output guardrails check the answer (deny → the run fails `guardrail_denied`), and when
+ * the run ends its usage settles into every bucket its admissions reserved on (released when it
+ * used nothing). Every decision is stored per run (`run_enforcement_records`, GraphQL
+ * `Run.enforcement`); refusals are counted on /metrics by reason.
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import type { RequestContext } from '../../context.js';
+import { AppError, GuardrailDeniedError, NotFoundError, PermissionError, RateLimitError, UsageLimitError } from '../../errors.js';
+import { uuid } from '../../lib/ids.js';
+import type { Runtime } from '../../runtime.js';
+import { evaluateForRequest, guardrailDeniedError, type RequestEvaluation } from '../guardrails/evaluation.service.js';
+import { enforceRateLimit } from '../integrations/rate-limiter.js';
+import { workspaceAccessLimitSpec } from '../integrations/usage-limits.js';
+import { matchingPolicySpecs } from '../policies/policies.service.js';
+import type { Admission, ModelWorkContext, ModelWorkRequest, OutputCheckInput, OutputVerdict, RunSummary } from '../runs/admission.js';
+import { MessageSchema } from '../runs/message.entity.js';
+import { countTokens } from '../runs/models/tokens.js';
+import { nextOrdinal } from '../runs/ordinal.js';
+import { RunStepSchema } from '../runs/run-step.entity.js';
+import { RunSchema, type RunUsage } from '../runs/run.entity.js';
+import { isTerminal } from '../runs/run-state.js';
+import { textOf } from '../runs/wire.js';
+import { fromUnits, measureUsage, usageEngine, usageLimitError, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
+import { periodKey } from '../usage/usage-periods.js';
+import { guardrailDecision, type AdmissionDecision, type GuardrailDecision, type LimitDecision, type Settlement } from './decisions.js';
+import { EnforcementRecordSchema, type EnforcementRecord } from './enforcement-record.entity.js';
+import { estimateTokens, segmentUsage, type UsagePoint } from './estimate.js';
+
+/** What an admission holds between the checks and the commit (or abandonment) of its writes. */
+interface PendingAdmission {
+  decision: AdmissionDecision;
+  guardrails: GuardrailDecision | null;
+  reservation: Reservation | null;
+  prices: Record<string, { input: number; output: number }> | null;
+}
+
+const pendingAdmissions = new WeakMap<Admission, PendingAdmission>();
+
+/**
+ * Runs this process admitted, and whether any of their admissions holds a reservation: a run
+ * known to hold none finishes without touching the database. Runs not in it (admitted before a
+ * restart) are looked up.
+ */
+const holdsReservation = (runtime: Runtime) => runtime.singleton('enforcement.holdsReservation', () => new Map<string, boolean>());
+
+export const OVERHEAD_HEADER = 'x-gateway-overhead-ms';
+
+// ---------------------------------------------------------------------------------------------
+// Admission
+
+/**
+ * Adds `x-gateway-overhead-ms` to the request's response: evaluated when the response headers
+ * are assembled (the body is ready, or the event stream starts), so it is the time from the
+ * request's arrival to its answer; the model runs asynchronously on these routes and is not in
+ * it. The first read also observes the overhead histogram.
+ */
+export function trackOverhead(ctx: ModelWorkContext): void {
+  const request = ctx as Partial<RequestContext>;
+  const headers = request.response?.headers;
+  if (!headers || typeof request.startedAt !== 'number' || Object.hasOwn(headers, OVERHEAD_HEADER)) return;
+  const startedAt = request.startedAt;
+  let value: string | undefined;
+  Object.defineProperty(headers, OVERHEAD_HEADER, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (value === undefined) {
+        const ms = performance.now() - startedAt;
+        ctx.runtime.metrics.overhead.observe(ms / 1000);
+        value = ms.toFixed(3);
+      }
+      return value;
+    },
+  });
+}
+
+/** The refusal reason /metrics counts. */
+export function refusalReason(error: unknown): string {
+  if (error instanceof RateLimitError) return 'rate_limit';
+  if (error instanceof UsageLimitError) return 'usage_limit';
+  if (error instanceof GuardrailDeniedError) return 'guardrail';
+  if (error instanceof PermissionError && error.code === 'integration_disabled') return 'integration_disabled';
+  if (error instanceof NotFoundError) return 'virtual_key';
+  if (error instanceof AppError && error.code) return error.code;
+  return 'error';
+}
+
+/** Steps 2–4 of the order of checks (step 1, the provider, is admitModelWork's). */
+export async function enforceAdmission(ctx: ModelWorkContext, admission: Admission): Promise<void> {
+  const { request, provider } = admission;
+  const { runtime } = ctx;
+  const pending: PendingAdmission = {
+    decision: { status: 200, rateLimit: null, limits: [], estimate: null },
+    guardrails: null,
+    reservation: null,
+    prices: provider.integration.prices ?? null,
+  };
+  pendingAdmissions.set(admission, pending);
+
+  // 2. Rate limit (429 carries its own headers; admitted responses get them too).
+  const rateHeaders = await enforceRateLimit(runtime, provider);
+  if (ctx.response) Object.assign(ctx.response.headers, rateHeaders);
+  if (rateHeaders['x-ratelimit-limit']) {
+    pending.decision.rateLimit = {
+      limit: Number(rateHeaders['x-ratelimit-limit']),
+      remaining: Number(rateHeaders['x-ratelimit-remaining']),
+      resetAt: Number(rateHeaders['x-ratelimit-reset']),
+    };
+  }
+
+  // 3. Usage limits: reserve an estimate on every applicable bucket, or refuse (412).
+  const accessSpec = workspaceAccessLimitSpec(provider);
+  const policySpecs = await matchingPolicySpecs(ctx.em, request.organisationId, {
+    workspaceId: request.workspaceId,
+    apiKeyId: request.apiKeyId,
+    virtualKey: request.virtualKey,
+    model: request.model,
+    metadata: request.metadata,
+  });
+  const specs = [...(accessSpec ? [accessSpec] : []), ...policySpecs];
+  if (specs.length > 0) {
+    const tokens = await estimateRequest(ctx.em, request);
+    const estimate = measureUsage(specs, request.model, tokens, pending.prices ?? undefined);
+    const result = await usageEngine(runtime).reserve(specs, estimate);
+    if (!result.ok) throw usageLimitError(result);
+    pending.reservation = result.reservation;
+    pending.decision.estimate = estimate;
+    pending.decision.limits = await bucketSnapshot(runtime, specs);
+  }
+
+  // 4. Input guardrails (a deny throws; admitModelWork then abandons the admission: released).
+  if (provider.provider.inputGuardrails.length > 0) {
+    const evaluation = await evaluateForRequest(runtime, {
+      organisationId: request.organisationId,
+      workspaceId: request.workspaceId,
+      guardrailRefs: provider.provider.inputGuardrails,
+      stage: 'input',
+      context: { text: request.inputText, model: request.model, metadata: request.metadata, headers: headersOf(ctx) },
+      runId: request.runId,
+      requestId: ctx.requestId ?? null,
+    });
+    pending.guardrails = guardrailDecision('input', evaluation);
+    scheduleAsync(ctx, evaluation);
+    if (evaluation.deny) throw guardrailDeniedError(evaluation);
+    if (!evaluation.verdict) {
+      pending.decision.status = 246;
+      if (ctx.response) ctx.response.status = 246;
+    }
+  }
+}
+
+function headersOf(ctx: ModelWorkContext): Record<string, string> {
+  const out: Record<string, string> = {};
+  ctx.request?.headers.forEach((value, name) => {
+    out[name.toLowerCase()] = value;
+  });
+  return out;
+}
+
+function scheduleAsync(ctx: ModelWorkContext, evaluation: RequestEvaluation): void {
+  if (evaluation.pendingAsync.length === 0) return;
+  const task = async () => {
+    await evaluation.runAsync();
+  };
+  if (ctx.afterResponse) ctx.afterResponse.push(task);
+  else void task();
+}
+
+/**
+ * Tokens the admitted request can make the model use, as an upper bound (see estimate.ts): the
+ * instructions, the thread's messages, the run's tool outputs so far, the new input, and the
+ * completion budget.
+ */
+async function estimateRequest(em: EntityManager, request: ModelWorkRequest): Promise<{ prompt_tokens: number; completion_tokens: number }> {
+  const parts: number[] = [countTokens(request.instructions ?? ''), countTokens(request.inputText)];
+  let completionUsed = 0;
+  if (request.threadId) {
+    const messages = await em.find(MessageSchema, { threadId: request.threadId }, { fields: ['content'] });
+    for (const m of messages) parts.push(countTokens(textOf(m.content)));
+  }
+  if (request.runId) {
+    const [steps, run] = await Promise.all([
+      em.find(RunStepSchema, { runId: request.runId, type: 'tool_calls' }, { fields: ['stepDetails'] }),
+      em.findOne(RunSchema, { id: request.runId }, { fields: ['completionTokens'] }),
+    ]);
+    for (const step of steps) {
+      if (step.stepDetails.type !== 'tool_calls') continue;
+      for (const call of step.stepDetails.tool_calls) parts.push(countTokens(call.function.output ?? ''));
+    }
+    completionUsed = run?.completionTokens ?? 0;
+  }
+  return estimateTokens({ promptParts: parts, maxCompletionTokens: request.maxCompletionTokens ?? null, completionTokensUsed: completionUsed });
+}
+
+/** Each spec's bucket usage right after the reservation (one query per spec; specs are few). */
+async function bucketSnapshot(runtime: Runtime, specs: LimitSpec[]): Promise<LimitDecision[]> {
+  const connection = runtime.fork().getConnection();
+  const now = runtime.clock.now();
+  const out: LimitDecision[] = [];
+  for (const spec of specs) {
+    const rows = await connection.execute<Array<{ used: number; reserved: number }>>(
+      'select used, reserved from usage_buckets where owner_type = ? and owner_id = ? and value_key = ? and type = ? and period_key = ?',
+      [spec.ownerType, spec.ownerId, spec.valueKey, spec.type, periodKey(spec.periodicReset, now)],
+      'all',
+    );
+    out.push({
+      ownerType: spec.ownerType,
+      ownerId: spec.ownerId,
+      label: spec.label,
+      valueKey: spec.valueKey,
+      type: spec.type,
+      creditLimit: spec.creditLimit,
+      currentUsage: fromUnits(spec.type, Number(rows[0]?.used ?? 0)),
+      reserved: fromUnits(spec.type, Number(rows[0]?.reserved ?? 0)),
+    });
+  }
+  return out;
+}
+
+/** The admitted request's writes committed: store its decisions, linked to the run. */
+export async function admissionCommitted(ctx: ModelWorkContext, admission: Admission, runId: string): Promise<void> {
+  const pending = pendingAdmissions.get(admission);
+  if (!pending) return;
+  pendingAdmissions.delete(admission);
+  const { runtime } = ctx;
+  const em = runtime.fork();
+  const run = await em.findOne(RunSchema, { id: runId }, { fields: ['promptTokens', 'completionTokens', 'status'] });
+  try {
+    await em.insert(EnforcementRecordSchema, {
+      id: uuid(),
+      runId,
+      organisationId: admission.request.organisationId,
+      workspaceId: admission.request.workspaceId,
+      ordinal: nextOrdinal(),
+      stage: 'admission',
+      kind: admission.request.kind,
+      requestId: ctx.requestId ?? null,
+      admission: pending.decision,
+      guardrails: pending.guardrails,
+      reservation: pending.reservation,
+      prices: pending.prices,
+      usageAtStart: { prompt_tokens: run?.promptTokens ?? 0, completion_tokens: run?.completionTokens ?? 0 },
+      settlement: null,
+      // Nothing to settle without a reservation.
+      settledAt: pending.reservation ? null : runtime.clock.now(),
+      createdAt: runtime.clock.now(),
+    });
+    const held = holdsReservation(runtime);
+    held.set(runId, (held.get(runId) ?? false) || pending.reservation !== null);
+  } catch (error) {
+    // Without its record the reservation could never be settled: give it back now.
+    ctx.runtime.logger.error({ err: error, runId }, 'could not record the enforcement decisions of a run');
+    if (pending.reservation) await usageEngine(runtime).release(pending.reservation);
+    return;
+  }
+  // A run that ended between the commit and this insert (a cancel) is settled here.
+  const now = await runtime.fork().findOne(RunSchema, { id: runId });
+  if (now && isTerminal(now.status)) {
+    await settleRun(runtime, runId, { prompt_tokens: now.promptTokens, completion_tokens: now.completionTokens }, now.model);
+  }
+}
+
+/** The admitted request will not run: give its reservation back. */
+export async function admissionAbandoned(ctx: ModelWorkContext, admission: Admission): Promise<void> {
+  const pending = pendingAdmissions.get(admission);
+  if (!pending) return;
+  pendingAdmissions.delete(admission);
+  if (pending.reservation) await usageEngine(ctx.runtime).release(pending.reservation);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output and run end
+
+/** The provider's output guardrails on the run's answer: a deny fails the run `guardrail_denied`. */
+export async function checkRunOutput(runtime: Runtime, input: OutputCheckInput): Promise<OutputVerdict> {
+  const refs = input.provider.provider.outputGuardrails;
+  if (refs.length === 0) return { pass: true };
+  const { run } = input;
+  const evaluation = await evaluateForRequest(runtime, {
+    organisationId: run.organisationId,
+    workspaceId: run.workspaceId,
+    guardrailRefs: refs,
+    stage: 'output',
+    context: { text: input.text, model: run.model, metadata: run.metadata, headers: {} },
+    runId: run.id,
+  });
+  void evaluation.runAsync();
+  try {
+    await runtime.fork().insert(EnforcementRecordSchema, {
+      id: uuid(),
+      runId: run.id,
+      organisationId: run.organisationId,
+      workspaceId: run.workspaceId,
+      ordinal: nextOrdinal(),
+      stage: 'output',
+      kind: 'output',
+      requestId: null,
+      admission: null,
+      guardrails: guardrailDecision('output', evaluation),
+      reservation: null,
+      prices: null,
+      usageAtStart: null,
+      settlement: null,
+      settledAt: null,
+      createdAt: runtime.clock.now(),
+    });
+  } catch (error) {
+    runtime.logger.error({ err: error, runId: run.id }, 'could not record an output guardrail decision');
+  }
+  if (!evaluation.deny) return { pass: true };
+  runtime.metrics.refusals.inc({ reason: 'output_guardrail' });
+  const denied = guardrailDeniedError(evaluation);
+  return { pass: false, code: 'guardrail_denied', message: denied.message.replace('The request was denied', 'The answer was denied') };
+}
+
+export async function runFinished(runtime: Runtime, run: RunSummary, usage: RunUsage): Promise<void> {
+  const held = holdsReservation(runtime);
+  const known = held.get(run.id);
+  held.delete(run.id);
+  if (known === false) return;
+  await settleRun(runtime, run.id, usage, run.model);
+}
+
+/**
+ * Counts the run's usage into every bucket its admissions reserved on: each admission pays for
+ * its segment of the run (see segmentUsage), settled once (a conditional update claims it);
+ * an admission whose segment used nothing gives its reservation back.
+ */
+export async function settleRun(runtime: Runtime, runId: string, final: UsagePoint, model: string): Promise<void> {
+  const em = runtime.fork();
+  const records = await em.find(EnforcementRecordSchema, { runId, stage: 'admission' }, { orderBy: { ordinal: 'asc' } });
+  if (!records.some((r) => r.reservation && !r.settledAt)) return;
+  const segments = segmentUsage(
+    records.map((r) => r.usageAtStart ?? { prompt_tokens: 0, completion_tokens: 0 }),
+    final,
+  );
+  const engine = usageEngine(runtime);
+  for (const [i, record] of records.entries()) {
+    if (record.settledAt) continue;
+    const now = runtime.clock.now();
+    const claimed = await em
+      .getConnection()
+      .execute<{ affectedRows: number }>('update run_enforcement_records set settled_at = ? where id = ? and settled_at is null', [now, record.id], 'run');
+    if (claimed.affectedRows !== 1) continue;
+    const segment = segments[i];
+    let amount: UsageAmount = { tokens: segment.total_tokens, cost: 0 };
+    let action: Settlement['action'] = segment.total_tokens > 0 ? 'settled' : 'released';
+    try {
+      if (record.reservation) {
+        if (action === 'settled') {
+          amount = measureUsage(record.reservation.specs, model, segment, record.prices ?? undefined);
+          await engine.settle(record.reservation, amount);
+        } else {
+          await engine.release(record.reservation);
+        }
+      }
+    } catch (error) {
+      runtime.logger.error({ err: error, runId, recordId: record.id }, 'could not settle a run’s usage');
+      action = 'released';
+    }
+    const settlement: Settlement = {
+      action,
+      promptTokens: segment.prompt_tokens,
+      completionTokens: segment.completion_tokens,
+      totalTokens: segment.total_tokens,
+      cost: amount.cost,
+      at: now.toISOString(),
+    };
+    await em.getConnection().execute('update run_enforcement_records set settlement = ? where id = ?', [JSON.stringify(settlement), record.id], 'run');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export interface RunEnforcementView {
+  runId: string;
+  admissions: Array<{
+    kind: string;
+    requestId: string | null;
+    createdAt: Date;
+    decision: AdmissionDecision;
+    inputGuardrails: GuardrailDecision | null;
+    settlement: Settlement | null;
+  }>;
+  outputGuardrails: Array<GuardrailDecision & { createdAt: Date }>;
+}
+
+/** The enforcement decisions of many runs in one query (same order as `runIds`). */
+export async function enforcementOfRuns(em: EntityManager, runIds: readonly string[]): Promise<RunEnforcementView[]> {
+  const records = runIds.length
+    ? await em.find(EnforcementRecordSchema, { runId: { $in: [...new Set(runIds)] } }, { orderBy: { ordinal: 'asc' } })
+    : [];
+  const byRun = new Map<string, EnforcementRecord[]>();
+  for (const r of records) byRun.set(r.runId, [...(byRun.get(r.runId) ?? []), r]);
+  return runIds.map((runId) => {
+    const rows = byRun.get(runId) ?? [];
+    return {
+      runId,
+      admissions: rows
+        .filter((r) => r.stage === 'admission' && r.admission)
+        .map((r) => ({
+          kind: r.kind,
+          requestId: r.requestId ?? null,
+          createdAt: r.createdAt,
+          decision: r.admission!,
+          inputGuardrails: r.guardrails ?? null,
+          settlement: r.settlement ?? null,
+        })),
+      outputGuardrails: rows.filter((r) => r.stage === 'output' && r.guardrails).map((r) => ({ ...r.guardrails!, createdAt: r.createdAt })),
+    };
+  });
+}
