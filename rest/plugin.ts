@@ -1,6 +1,6 @@
 import { execute, subscribe, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { createRequestContext, maskError, requestIdOf, type RequestContext, type Runtime } from '../schema/index.js';
+import { createRequestContext, markDataPlane, maskError, requestIdOf, type RequestContext, type Runtime } from '../schema/index.js';
 import { loadOperations, type Operation } from './documents.js';
 import { errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
 import type { RestInput, RouteRow, SseEvent } from './route.js';
@@ -56,6 +56,7 @@ async function handle(
     );
   }
   const { row, params } = match;
+  if (row.dataPlane) markDataPlane(request);
 
   let context: RequestContext;
   try {

@@ -41,6 +41,8 @@ export interface RouteRow {
   precheck?: (input: Pick<RestInput, 'params' | 'headers'>) => RestRefusal | null;
   body?: ZodType;
   query?: ZodType;
+  /** The route makes a model work: every response carries `x-gateway-overhead-ms`. */
+  dataPlane?: boolean;
   variables?: (input: RestInput) => Record<string, unknown>;
   /** The response body from the operation's data; default: the first root field's value. */
   result?: (data: any, input: RestInput) => unknown;

@@ -13,3 +13,4 @@ export type { RequestContext, Runtime } from './context.js';
 export { createRequestContext, contextOf, requestIdOf } from './context.js';
 export { maskError, extensionsOf, type ErrorExtensions } from './errors.js';
 export { maskingPlugin } from './masking-plugin.js';
+export { markDataPlane } from '../src/http/data-plane.js';

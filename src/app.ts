@@ -3,6 +3,7 @@ import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { RequestContext } from './context.js';
 import type { Config } from './config.js';
+import { stampOverhead } from './http/data-plane.js';
 import { opsResponse } from './http/ops.js';
 import { createRuntime, startModules, type Runtime, type RuntimeOptions } from './runtime.js';
 import { bootstrap, type BootstrapResult } from './modules/tenancy/bootstrap.js';
@@ -110,6 +111,7 @@ function edgePlugin(runtime: Runtime): Plugin {
           task().catch((error: unknown) => context.log.error({ err: error }, 'after-response task failed'));
         }
       }
+      stampOverhead(request, response, startedAt, runtime.metrics);
       const route = routeOf.get(request) ?? restRouteLabel(new URL(request.url).pathname);
       const seconds = (performance.now() - startedAt) / 1000;
       runtime.metrics.observeRequest(route, request.method, response.status, seconds);

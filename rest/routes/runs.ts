@@ -124,6 +124,7 @@ export const runsRoutes: RouteRow[] = [
     method: 'POST',
     path: '/v1/threads/runs',
     operation: 'RestCreateThreadAndRun',
+    dataPlane: true,
     precheck: beta,
     body: createThreadAndRunBody,
     variables: ({ body }) => ({ input: { ...runOptions(body), thread: body.thread } }),
@@ -161,6 +162,7 @@ export const runsRoutes: RouteRow[] = [
     method: 'POST',
     path: '/v1/threads/:thread_id/runs',
     operation: 'RestCreateRun',
+    dataPlane: true,
     precheck: beta,
     body: createRunBody,
     variables: ({ params, body }) => ({
@@ -205,6 +207,7 @@ export const runsRoutes: RouteRow[] = [
     method: 'POST',
     path: '/v1/threads/:thread_id/runs/:run_id/submit_tool_outputs',
     operation: 'RestSubmitToolOutputs',
+    dataPlane: true,
     precheck: beta,
     body: submitToolOutputsBody,
     variables: ({ params, body }) => ({

@@ -1,3 +1,4 @@
+import { markDataPlane } from '../../http/data-plane.js';
 import { runHooks } from '../runs/admission.js';
 import type { DomainModule } from '../module.js';
 import { EnforcementRecordSchema } from './enforcement-record.entity.js';
@@ -8,7 +9,6 @@ import {
   enforceAdmission,
   refusalReason,
   runFinished,
-  trackOverhead,
 } from './enforcement.service.js';
 
 /**
@@ -23,7 +23,10 @@ export const enforcementModule: DomainModule = {
       const hooks = runHooks(runtime);
       return [
         hooks.addAdmissionListener({
-          started: (ctx) => trackOverhead(ctx),
+          // Every response to a request that reached admission carries x-gateway-overhead-ms.
+          started: (ctx) => {
+            if (ctx.request) markDataPlane(ctx.request);
+          },
           refused: (ctx, _request, error) => ctx.runtime.metrics.refusals.inc({ reason: refusalReason(error) }),
           committed: (ctx, admission, runId) => admissionCommitted(ctx, admission, runId),
           abandoned: (ctx, admission) => admissionAbandoned(ctx, admission),

@@ -15,7 +15,6 @@
  * `Run.enforcement`); refusals are counted on /metrics by reason.
  */
 import type { EntityManager } from '@mikro-orm/core';
-import type { RequestContext } from '../../context.js';
 import { AppError, GuardrailDeniedError, NotFoundError, PermissionError, RateLimitError, UsageLimitError } from '../../errors.js';
 import { uuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
@@ -54,36 +53,8 @@ const pendingAdmissions = new WeakMap<Admission, PendingAdmission>();
  */
 const holdsReservation = (runtime: Runtime) => runtime.singleton('enforcement.holdsReservation', () => new Map<string, boolean>());
 
-export const OVERHEAD_HEADER = 'x-gateway-overhead-ms';
-
 // ---------------------------------------------------------------------------------------------
 // Admission
-
-/**
- * Adds `x-gateway-overhead-ms` to the request's response: evaluated when the response headers
- * are assembled (the body is ready, or the event stream starts), so it is the time from the
- * request's arrival to its answer; the model runs asynchronously on these routes and is not in
- * it. The first read also observes the overhead histogram.
- */
-export function trackOverhead(ctx: ModelWorkContext): void {
-  const request = ctx as Partial<RequestContext>;
-  const headers = request.response?.headers;
-  if (!headers || typeof request.startedAt !== 'number' || Object.hasOwn(headers, OVERHEAD_HEADER)) return;
-  const startedAt = request.startedAt;
-  let value: string | undefined;
-  Object.defineProperty(headers, OVERHEAD_HEADER, {
-    enumerable: true,
-    configurable: true,
-    get() {
-      if (value === undefined) {
-        const ms = performance.now() - startedAt;
-        ctx.runtime.metrics.overhead.observe(ms / 1000);
-        value = ms.toFixed(3);
-      }
-      return value;
-    },
-  });
-}
 
 /** The refusal reason /metrics counts. */
 export function refusalReason(error: unknown): string {
