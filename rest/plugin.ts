@@ -121,7 +121,7 @@ async function handle(
         const masked = maskError(error, requestId, context.log);
         return { error: { message: masked.message, type: (masked.extensions.type as string) ?? 'server_error', param: null, code: (masked.extensions.code as string) ?? null } };
       },
-    }, headers);
+    }, headers, context.response.status ?? 200);
   }
 
   const payload = row.result ? row.result(result.data, input) : firstField(result.data);

@@ -15,7 +15,7 @@ const encoder = new TextEncoder();
  * `: ping` comments keep idle connections open (SDKs parse every data line as JSON, so pings
  * must be comments); `event: done` / `data: [DONE]` closes a stream that ran to its end.
  */
-export function sseResponse(events: AsyncIterable<SseEvent>, options: SseOptions, headers: Record<string, string> = {}): Response {
+export function sseResponse(events: AsyncIterable<SseEvent>, options: SseOptions, headers: Record<string, string> = {}, status = 200): Response {
   const iterator = events[Symbol.asyncIterator]();
   let keepAlive: ReturnType<typeof setInterval> | undefined;
   let closed = false;
@@ -63,7 +63,7 @@ export function sseResponse(events: AsyncIterable<SseEvent>, options: SseOptions
   });
 
   return new Response(stream, {
-    status: 200,
+    status,
     headers: {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',

@@ -288,6 +288,16 @@ describe('guardrails (446, 246, output deny) with the openai SDK and a real JWKS
 
     const polite = await signed.beta.threads.createAndRun({ assistant_id: assistantId, thread: { messages: [{ role: 'user', content: 'please answer' }] } }).withResponse();
     expect(polite.response.status).toBe(200);
+
+    // A stream answers 246 too, and the SDK reads its events to the end.
+    const { data: stream, response: streamed } = await signed.beta.threads
+      .createAndRun({ assistant_id: assistantId, stream: true, thread: { messages: [{ role: 'user', content: 'stream it' }] } })
+      .withResponse();
+    expect(streamed.status).toBe(246);
+    const events: string[] = [];
+    for await (const event of stream) events.push(event.event);
+    expect(events[0]).toBe('thread.created');
+    expect(events.at(-1)).toBe('thread.run.completed');
   });
 
   it('an output default.regexMatch guardrail with deny fails a run whose answer matches (guardrail_denied)', async () => {
