@@ -118,6 +118,33 @@ describe('the three GraphQL data-plane mutations', () => {
   });
 });
 
+describe('a failed non-deny input guardrail over GraphQL', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('admits the mutation, whose own answer can select the 246 decision and the evaluation', async () => {
+    const guard = await ok(t, 'POST', '/v1/guardrails', { name: 'Short inputs', checks: [{ id: 'default.wordCount', parameters: { minWords: 1, maxWords: 3 } }] });
+    await ok(t, 'PUT', '/v1/providers/local', { input_guardrails: [guard.slug] });
+    const assistant = await ok(t, 'POST', '/v1/assistants', { model: 'local-test' }, BETA);
+    const answer = await gql(
+      t,
+      'mutation($i: CreateThreadAndRunInput!) { createThreadAndRun(input: $i) { id threadId enforcement { admissions { kind status inputGuardrails { verdict deny results } } } } }',
+      { i: { assistantId: assistant.id, thread: { messages: [{ role: 'user', content: 'this message has far too many words' }] } } },
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.errors).toBeUndefined();
+    const { admissions } = answer.body.data.createThreadAndRun.enforcement;
+    expect(admissions).toEqual([
+      { kind: 'create_thread_and_run', status: 246, inputGuardrails: { verdict: false, deny: false, results: [expect.objectContaining({ slug: guard.slug, verdict: false })] } },
+    ]);
+    const run = answer.body.data.createThreadAndRun;
+    expect((await waitTerminal(t, run.threadId, run.id)).status).toBe('completed');
+  });
+});
+
 describe('x-gateway-overhead-ms', () => {
   let t: TestApp;
   beforeAll(async () => {
