@@ -17,6 +17,8 @@ export const domainModules: DomainModule[] = [
   collectionsModule,
   policiesModule,
   guardrailsModule,
-  runsModule,
+  // Before runs: its hooks must be in place when the runs module's start recovers runs a previous
+  // process left behind (a run failed by recovery settles its usage reservations).
   enforcementModule,
+  runsModule,
 ];

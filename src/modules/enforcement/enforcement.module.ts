@@ -13,7 +13,7 @@ import {
 
 /**
  * Data-plane enforcement (enforcement.service.ts): registers its checks on the runs engine's
- * hooks. Listed after the runs module.
+ * hooks. Listed before the runs module, whose start recovers runs and so already needs the hooks.
  */
 export const enforcementModule: DomainModule = {
   name: 'enforcement',
