@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -39,6 +40,28 @@ describe('the server process', () => {
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     const list = await fetch(`${base}/v1/admin/workspaces`, { headers: { 'x-gateway-api-key': key } });
     expect(list.status).toBe(200);
+
+    // With no other setup, the printed key and the built-in `local` virtual key run the
+    // Assistants tool loop with the openai SDK.
+    const openai = new OpenAI({ apiKey: key, baseURL: `${base}/v1`, defaultHeaders: { 'x-gateway-virtual-key': 'local' }, maxRetries: 0 });
+    const assistant = await openai.beta.assistants.create({
+      model: 'local-test',
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }],
+    });
+    const thread = await openai.beta.threads.create({ messages: [{ role: 'user', content: 'get_weather for Lisbon' }] });
+    const waiting = await openai.beta.threads.runs.createAndPoll(thread.id, { assistant_id: assistant.id }, { pollIntervalMs: 20 });
+    expect(waiting.status).toBe('requires_action');
+    const call = waiting.required_action!.submit_tool_outputs.tool_calls[0];
+    expect(call.function.name).toBe('get_weather');
+    const done = await openai.beta.threads.runs.submitToolOutputsAndPoll(
+      waiting.id,
+      { thread_id: thread.id, tool_outputs: [{ tool_call_id: call.id, output: 'sunny, 24 °C' }] },
+      { pollIntervalMs: 20 },
+    );
+    expect(done.status).toBe('completed');
+    expect(done.usage!.total_tokens).toBeGreaterThan(0);
+    const answer = (await openai.beta.threads.messages.list(thread.id, { order: 'desc', limit: 1 })).data[0];
+    expect(answer.content[0]).toMatchObject({ type: 'text', text: { value: expect.stringContaining('sunny, 24 °C') } });
 
     // An open event stream must not keep the process from stopping.
     const stream = await fetch(`${base}/graphql/stream`, {
