@@ -1,6 +1,6 @@
 import { execute, subscribe, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { createRequestContext, markDataPlane, maskError, requestIdOf, type RequestContext, type Runtime } from '../schema/index.js';
+import { createRequestContext, markDataPlane, maskError, readLimited, requestIdOf, type RequestContext, type Runtime } from '../schema/index.js';
 import { loadOperations, type Operation } from './documents.js';
 import { errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
 import type { RestInput, RouteRow, SseEvent } from './route.js';
@@ -155,20 +155,9 @@ async function readJsonBody(request: Request, limit: number): Promise<unknown | 
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > limit) return tooLarge(limit);
   if (!request.body) return undefined;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const bytes = await readLimited(request.body, limit);
+  if (bytes === null) return tooLarge(limit);
+  const text = Buffer.from(bytes).toString('utf8');
   if (!text.trim()) return undefined;
   const contentType = request.headers.get('content-type') ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(contentType)) {

@@ -19,6 +19,7 @@ export function sseResponse(events: AsyncIterable<SseEvent>, options: SseOptions
   const iterator = events[Symbol.asyncIterator]();
   let keepAlive: ReturnType<typeof setInterval> | undefined;
   let closed = false;
+  let onAbort: () => void = () => {};
 
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -32,12 +33,17 @@ export function sseResponse(events: AsyncIterable<SseEvent>, options: SseOptions
         options.signal.removeEventListener('abort', onAbort);
         controller.close();
       };
-      const onAbort = () => {
+      onAbort = () => {
         void iterator.return?.();
         close();
       };
       keepAlive = setInterval(() => write(': ping\n\n'), options.keepAliveMs);
       options.signal.addEventListener('abort', onAbort, { once: true });
+      // A stream opened once shutdown has begun would never see the 'abort' event: end it now.
+      if (options.signal.aborted) {
+        onAbort();
+        return;
+      }
       void (async () => {
         try {
           for (;;) {
@@ -58,6 +64,9 @@ export function sseResponse(events: AsyncIterable<SseEvent>, options: SseOptions
       // The client went away. What the stream reports (a run) goes on without it.
       closed = true;
       clearInterval(keepAlive);
+      // The shutdown signal lives as long as the server: a listener left on it would keep this
+      // stream (and its source) in memory after every client that disconnects.
+      options.signal.removeEventListener('abort', onAbort);
       void iterator.return?.();
     },
   });

@@ -3,6 +3,7 @@ import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { RequestContext } from './context.js';
 import type { Config } from './config.js';
+import { limitedParser } from './http/body-limit.js';
 import { stampOverhead } from './http/data-plane.js';
 import { opsResponse } from './http/ops.js';
 import { createRuntime, startModules, type Runtime, type RuntimeOptions } from './runtime.js';
@@ -68,6 +69,11 @@ export async function createApp(config: Config, options: RuntimeOptions = {}): P
  */
 function edgePlugin(runtime: Runtime): Plugin {
   const routeOf = new WeakMap<Request, string>();
+  const graphqlTooLarge = () =>
+    Response.json(
+      { errors: [{ message: `Request body is larger than the limit of ${runtime.config.BODY_LIMIT_BYTES} bytes.`, extensions: { status: 413, type: 'invalid_request_error', code: 'payload_too_large' } }] },
+      { status: 413 },
+    );
   return {
     async onRequest({ request, url, endResponse }) {
       requestIdOf(request);
@@ -80,14 +86,7 @@ function edgePlugin(runtime: Runtime): Plugin {
       if (pathname.startsWith('/graphql')) {
         routeOf.set(request, pathname.startsWith('/graphql/stream') ? '/graphql/stream' : '/graphql');
         const declared = Number(request.headers.get('content-length') ?? NaN);
-        if (declared > runtime.config.BODY_LIMIT_BYTES) {
-          return endResponse(
-            Response.json(
-              { errors: [{ message: `Request body is larger than the limit of ${runtime.config.BODY_LIMIT_BYTES} bytes.`, extensions: { status: 413, type: 'invalid_request_error', code: 'payload_too_large' } }] },
-              { status: 413 },
-            ),
-          );
-        }
+        if (declared > runtime.config.BODY_LIMIT_BYTES) return endResponse(graphqlTooLarge());
         return;
       }
       if (pathname === '/v1' || pathname.startsWith('/v1/')) return;
@@ -98,6 +97,10 @@ function edgePlugin(runtime: Runtime): Plugin {
           { status: 404 },
         ),
       );
+    },
+    // A body without a declared length is held to the limit while it is read.
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (requestParser) setRequestParser(limitedParser(requestParser, runtime.config.BODY_LIMIT_BYTES, graphqlTooLarge));
     },
     onResponse({ request, response }) {
       const { id, startedAt } = requestIdOf(request);

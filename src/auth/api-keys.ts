@@ -23,8 +23,11 @@ export function displayPrefix(key: string): string {
  * x-gateway-api-key, x-portkey-api-key, then Authorization: Bearer.
  */
 export function apiKeyFromHeaders(headers: Headers): string | null {
-  const direct = headers.get('x-gateway-api-key') ?? headers.get('x-portkey-api-key');
-  if (direct && direct.trim()) return direct.trim();
+  // An empty header does not hide the next one.
+  for (const name of ['x-gateway-api-key', 'x-portkey-api-key']) {
+    const value = headers.get(name)?.trim();
+    if (value) return value;
+  }
   const authorization = headers.get('authorization');
   const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
   return match ? match[1] : null;

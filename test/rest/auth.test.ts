@@ -38,6 +38,14 @@ describe('authentication (CONTRACT §2)', () => {
     });
     expect(precedence.status).toBe(401);
     expect(precedence.body).toEqual(invalidKey);
+    // x-portkey-api-key comes before Bearer; an empty header hides nothing.
+    const portkeyFirst = await t.request('GET', '/v1/admin/workspaces', {
+      key: null,
+      headers: { 'x-portkey-api-key': 'gk_live_wrong_key_000000000000000000', authorization: `Bearer ${t.key}` },
+    });
+    expect(portkeyFirst.status).toBe(401);
+    const empty = await t.request('GET', '/v1/admin/workspaces', { key: null, headers: { 'x-gateway-api-key': ' ', 'x-portkey-api-key': t.key } });
+    expect(empty.status).toBe(200);
   });
 
   it('a revoked key is refused at once in the process that revoked it', async () => {

@@ -123,6 +123,51 @@ describe('HTTP edge cases', () => {
     expect(response.status).toBe(413);
   });
 
+  it('GraphQL: an oversized body without a declared length is a 413 too; a small one is served', async () => {
+    const post = (text: string) =>
+      t.app.fetch(
+        new Request('http://gatehouse.test/graphql', {
+          method: 'POST',
+          headers: { 'x-gateway-api-key': t.key, 'content-type': 'application/json' },
+          body: new ReadableStream({
+            start(controller) {
+              // Several chunks, no Content-Length: the body arrives chunked.
+              for (const part of text.match(/.{1,40}/g)!) controller.enqueue(new TextEncoder().encode(part));
+              controller.close();
+            },
+          }),
+          duplex: 'half',
+        } as RequestInit),
+      );
+    const big = await post(JSON.stringify({ query: `{ viewer { organisation { id } } } # ${'z'.repeat(300)}` }));
+    expect(big.status).toBe(413);
+    expect(await big.json()).toEqual({
+      errors: [{ message: 'Request body is larger than the limit of 200 bytes.', extensions: { status: 413, type: 'invalid_request_error', code: 'payload_too_large' } }],
+    });
+    const small = await post(JSON.stringify({ query: '{ viewer { organisation { id } } }' }));
+    expect(small.status).toBe(200);
+    expect((await small.json()).data.viewer.organisation.id).toEqual(expect.any(String));
+ 
+    // The same over a real socket (chunked transfer encoding).
+    const base = await t.listen();
+    const overHttp = async (text: string) => {
+      const response = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'x-gateway-api-key': t.key, 'content-type': 'application/json' },
+        body: new ReadableStream({
+          start(controller) {
+            for (const part of text.match(/.{1,40}/g)!) controller.enqueue(new TextEncoder().encode(part));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      return response.status;
+    };
+    expect(await overHttp(JSON.stringify({ query: `{ viewer { organisation { id } } } # ${'z'.repeat(300)}` }))).toBe(413);
+    expect(await overHttp(JSON.stringify({ query: '{ viewer { organisation { id } } }' }))).toBe(200);
+  });
+
   it('non-JSON body: 415', async () => {
     const res = await t.request('POST', '/v1/admin/workspaces', { rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(415);

@@ -1,0 +1,43 @@
+/**
+ * Request bodies are read up to BODY_LIMIT_BYTES and no further, whether or not the client
+ * declared a Content-Length (a chunked body declares none): the REST layer reads its bodies with
+ * this, and /graphql hands Yoga's own parser a body read with it.
+ */
+
+/** The body's bytes, or null when it is larger than `limit` (reading stops there). */
+export async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array<ArrayBuffer> | null> {
+  if (!body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/**
+ * Wraps a Yoga request parser so that a body without a Content-Length is read with the limit
+ * first (a declared length is checked before parsing starts); `tooLarge` answers when it is over.
+ */
+export function limitedParser<T>(parse: (request: Request) => T | Promise<T>, limit: number, tooLarge: () => Response): (request: Request) => Promise<T | Response> {
+  return async (request) => {
+    if (request.headers.get('content-length') !== null) return parse(request);
+    const bytes = await readLimited(request.body, limit);
+    if (bytes === null) return tooLarge();
+    return parse(new Request(request.url, { method: request.method, headers: request.headers, body: bytes }));
+  };
+}
