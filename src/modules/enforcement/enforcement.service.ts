@@ -337,8 +337,12 @@ export async function settleRun(runtime: Runtime, runId: string, final: UsagePoi
         }
       }
     } catch (error) {
-      runtime.logger.error({ err: error, runId, recordId: record.id }, 'could not settle a run’s usage');
+      // A failed settle changed nothing (one transaction): give the estimate back now rather than
+      // leave it held until the stale-reservation sweep.
+      runtime.logger.error({ err: error, runId, recordId: record.id }, 'could not settle a run’s usage; releasing its reservation');
       action = 'released';
+      amount = { tokens: 0, cost: 0 };
+      if (record.reservation) await engine.release(record.reservation).catch((releaseError: unknown) => runtime.logger.error({ err: releaseError, runId }, 'could not release a reservation'));
     }
     const settlement: Settlement = {
       action,
