@@ -21,7 +21,7 @@ import type { Runtime } from '../../runtime.js';
 import { evaluateForRequest, guardrailDeniedError, type RequestEvaluation } from '../guardrails/evaluation.service.js';
 import { enforceRateLimit } from '../integrations/rate-limiter.js';
 import { workspaceAccessLimitSpec } from '../integrations/usage-limits.js';
-import { matchingPolicySpecs } from '../policies/policies.service.js';
+import { reserveForRequest } from '../policies/request-usage.js';
 import type { Admission, ModelWorkContext, ModelWorkRequest, OutputCheckInput, OutputVerdict, RunSummary } from '../runs/admission.js';
 import { MessageSchema } from '../runs/message.entity.js';
 import { countTokens } from '../runs/models/tokens.js';
@@ -30,7 +30,7 @@ import { RunStepSchema } from '../runs/run-step.entity.js';
 import { RunSchema, type RunUsage } from '../runs/run.entity.js';
 import { isTerminal } from '../runs/run-state.js';
 import { textOf } from '../runs/wire.js';
-import { fromUnits, measureUsage, usageEngine, usageLimitError, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
+import { fromUnits, measureUsage, usageEngine, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
 import { periodKey } from '../usage/usage-periods.js';
 import { guardrailDecision, type AdmissionDecision, type GuardrailDecision, type LimitDecision, type Settlement } from './decisions.js';
 import { EnforcementRecordSchema, type EnforcementRecord } from './enforcement-record.entity.js';
@@ -92,22 +92,25 @@ export async function enforceAdmission(ctx: ModelWorkContext, admission: Admissi
 
   // 3. Usage limits: reserve an estimate on every applicable bucket, or refuse (412).
   const accessSpec = workspaceAccessLimitSpec(provider);
-  const policySpecs = await matchingPolicySpecs(ctx.em, request.organisationId, {
-    workspaceId: request.workspaceId,
-    apiKeyId: request.apiKeyId,
-    virtualKey: request.virtualKey,
-    model: request.model,
-    metadata: request.metadata,
-  });
-  const specs = [...(accessSpec ? [accessSpec] : []), ...policySpecs];
-  if (specs.length > 0) {
-    const tokens = await estimateRequest(ctx.em, request);
-    const estimate = measureUsage(specs, request.model, tokens, pending.prices ?? undefined);
-    const result = await usageEngine(runtime).reserve(specs, estimate);
-    if (!result.ok) throw usageLimitError(result);
-    pending.reservation = result.reservation;
-    pending.decision.estimate = estimate;
-    pending.decision.limits = await bucketSnapshot(runtime, specs);
+  const reserved = await reserveForRequest(
+    runtime,
+    ctx.em,
+    {
+      organisationId: request.organisationId,
+      workspaceId: request.workspaceId,
+      apiKeyId: request.apiKeyId,
+      virtualKey: request.virtualKey,
+      model: request.model,
+      metadata: request.metadata,
+      extraLimits: accessSpec ? [accessSpec] : [],
+      prices: pending.prices,
+    },
+    () => estimateRequest(ctx.em, request),
+  );
+  if (reserved) {
+    pending.reservation = reserved.reservation;
+    pending.decision.estimate = reserved.amount;
+    pending.decision.limits = await bucketSnapshot(runtime, reserved.limits);
   }
 
   // 4. Input guardrails (a deny throws; admitModelWork then abandons the admission: released).
