@@ -399,10 +399,9 @@ export async function updateIntegrationWorkspaces(
       if (next.enabled && !wasEnabled) await ensureProvider(tx, ctx.runtime, fresh, workspace);
     }
     await tx.flush();
+    // In the same transaction: all or nothing, the usage reset included.
+    const engine = usageEngine(ctx.runtime);
+    for (const accessId of resetAccessIds) await engine.resetUsage(WORKSPACE_ACCESS_OWNER, accessId, undefined, {}, tx);
   });
-  // After the commit: the engine writes through its own unit of work, which would wait for ever
-  // on this process's one SQLite connection while the transaction above held it.
-  const engine = usageEngine(ctx.runtime);
-  for (const accessId of resetAccessIds) await engine.resetUsage(WORKSPACE_ACCESS_OWNER, accessId);
   return { resetAccessIds };
 }

@@ -390,7 +390,14 @@ export class UsageEngine {
    * alert flags, so the limit admits requests again and alerts can fire again. Estimates of requests
    * in progress stay held. Returns how many buckets were reset.
    */
-  async resetUsage(ownerType: LimitOwnerType, ownerId: string, valueKey?: string, filter: Omit<BucketFilter, 'creditLimit'> = {}): Promise<number> {
+  async resetUsage(
+    ownerType: LimitOwnerType,
+    ownerId: string,
+    valueKey?: string,
+    filter: Omit<BucketFilter, 'creditLimit'> = {},
+    /** A caller's transaction to reset within (one statement), so the reset commits with its other writes. */
+    em: EntityManager = this.runtime.fork(),
+  ): Promise<number> {
     const now = this.runtime.clock.now();
     const current = currentPeriodClause(now);
     const params: unknown[] = [now, ownerType, ownerId, ...current.params];
@@ -409,7 +416,7 @@ export class UsageEngine {
       sql += filter.periodicReset === null ? ' and periodic_reset is null' : ' and periodic_reset = ?';
       if (filter.periodicReset !== null) params.push(filter.periodicReset);
     }
-    const result = await exec<{ affectedRows: number }>(this.runtime.fork(), sql, params, 'run');
+    const result = await exec<{ affectedRows: number }>(em, sql, params, 'run');
     return result.affectedRows;
   }
 
