@@ -35,7 +35,8 @@ export async function readLimited(body: ReadableStream<Uint8Array> | null, limit
  */
 export function limitedParser<T>(parse: (request: Request) => T | Promise<T>, limit: number, tooLarge: () => Response): (request: Request) => Promise<T | Response> {
   return async (request) => {
-    if (request.headers.get('content-length') !== null) return parse(request);
+    // GET and HEAD carry no body (their parameters are in the URL).
+    if (request.method === 'GET' || request.method === 'HEAD' || request.headers.get('content-length') !== null) return parse(request);
     const bytes = await readLimited(request.body, limit);
     if (bytes === null) return tooLarge();
     return parse(new Request(request.url, { method: request.method, headers: request.headers, body: bytes }));

@@ -166,6 +166,11 @@ describe('HTTP edge cases', () => {
     };
     expect(await overHttp(JSON.stringify({ query: `{ viewer { organisation { id } } } # ${'z'.repeat(300)}` }))).toBe(413);
     expect(await overHttp(JSON.stringify({ query: '{ viewer { organisation { id } } }' }))).toBe(200);
+ 
+    // GET has no body at all: its query is in the URL.
+    const get = await fetch(`${base}/graphql?query=${encodeURIComponent('{ viewer { organisation { id } } }')}`, { headers: { 'x-gateway-api-key': t.key, accept: 'application/json' } });
+    expect(get.status).toBe(200);
+    expect((await get.json()).data.viewer.organisation.id).toEqual(expect.any(String));
   });
 
   it('non-JSON body: 415', async () => {
