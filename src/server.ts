@@ -9,7 +9,11 @@ if (!loaded.ok) {
   process.exit(1);
 }
 const config = loaded.config;
-const app = await createApp(config, { processMetrics: true });
+const app = await createApp(config, { processMetrics: true }).catch((error: unknown) => {
+  // A start that cannot succeed (an unreadable database or secret key) says why in one line.
+  console.error(`Gatehouse cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
 const log = app.runtime.logger;
 
 if (app.bootstrapResult.generatedKey) {

@@ -25,7 +25,16 @@ Options:
   --json      print JSON instead of text
   --help      this text`;
 
-export async function runCli(argv: string[], env: Record<string, string | undefined> = process.env, out: (line: string) => void = console.log): Promise<number> {
+/**
+ * `out` gets the command's output (stdout: text, or JSON with --json); `notice` gets what is said
+ * beside it (stderr), such as the first key of a brand-new database, so --json stays parseable.
+ */
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+  out: (line: string) => void = console.log,
+  notice: (line: string) => void = console.error,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -52,7 +61,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   const runtime = await createRuntime(loaded.config);
   try {
     const first = await bootstrap(runtime);
-    if (first.generatedKey) out(`Created the first organisation API key (shown only this once): ${first.generatedKey}`);
+    if (first.generatedKey) notice(`Created the first organisation API key (shown only this once): ${first.generatedKey}`);
     const ctx = { em: runtime.fork(), runtime, principal: await organisationPrincipal(runtime) };
     const print = (value: unknown, text: () => string) => out(values.json ? JSON.stringify(value, null, 2) : text());
     const command = `${noun} ${verb ?? ''}`.trim();

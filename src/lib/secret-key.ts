@@ -12,9 +12,18 @@ export function loadSecretKey(configured: string | undefined, databaseFile: stri
   if (configured) return Buffer.from(configured, 'hex');
   if (databaseFile === ':memory:') return randomBytes(32);
   const path = join(dirname(databaseFile), 'secret.key');
-  if (existsSync(path)) return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600 });
-  chmodSync(path, 0o600);
-  return Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, randomBytes(32).toString('hex'), { mode: 0o600 });
+    chmodSync(path, 0o600);
+  }
+  // Checked at start: a damaged file would otherwise surface only as failures to store or read
+  // integration keys, long after.
+  const text = readFileSync(path, 'utf8').trim();
+  if (!KEY_HEX.test(text)) {
+    throw new Error(`${path} does not hold a secret key (64 hexadecimal digits). Restore it from a backup, or set GATEWAY_SECRET_KEY to the key it held; without it stored integration keys cannot be read.`);
+  }
+  return Buffer.from(text, 'hex');
 }
+
+const KEY_HEX = /^[0-9a-fA-F]{64}$/;

@@ -15,6 +15,21 @@ async function cli(...args: string[]): Promise<{ code: number; out: string }> {
   return { code, out: lines.join('\n') };
 }
 
+describe('the CLI on a brand-new database without a bootstrap key', () => {
+  it('says the generated first key beside the output, so --json output stays JSON', async () => {
+    const fresh = { DATABASE_URL: `sqlite:${join(dir, 'fresh.sqlite')}`, LOG_LEVEL: 'silent' };
+    const out: string[] = [];
+    const notices: string[] = [];
+    expect(await runCli(['workspaces', 'list', '--json'], fresh, (l) => out.push(l), (l) => notices.push(l))).toBe(0);
+    expect(JSON.parse(out.join('\n'))).toEqual([expect.objectContaining({ slug: 'default' })]);
+    expect(notices).toEqual([expect.stringMatching(/^Created the first organisation API key \(shown only this once\): gk_live_[A-Za-z0-9]{40}$/)]);
+    // Never again.
+    notices.length = 0;
+    expect(await runCli(['workspaces', 'list', '--json'], fresh, () => undefined, (l) => notices.push(l))).toBe(0);
+    expect(notices).toEqual([]);
+  });
+});
+
 describe('the CLI', () => {
   it('creates and lists workspaces and keys, and revokes keys, on the database a running server uses', async () => {
     // The server is up on the same file while the CLI works.

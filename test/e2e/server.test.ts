@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
@@ -88,6 +88,19 @@ describe('the server process', () => {
     again.child.kill('SIGINT');
     expect(await again.exited).toBe(0);
   }, 60_000);
+
+  it('refuses to start with a damaged secret key file, saying which file and what to do, exit code 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-badkey-'));
+    try {
+      writeFileSync(join(dir, 'secret.key'), 'nothex\n', { mode: 0o600 });
+      const server = start({ PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'gatehouse.sqlite')}` });
+      expect(await server.exited).toBe(1);
+      expect(server.output()).toContain(`Gatehouse cannot start: ${join(dir, 'secret.key')} does not hold a secret key (64 hexadecimal digits).`);
+      expect(server.output()).toContain('GATEWAY_SECRET_KEY');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   it('refuses to start on invalid configuration, listing every problem, exit code 1', async () => {
     const server = start({ PORT: 'x', LOG_LEVEL: 'chatty' });
