@@ -8,7 +8,7 @@ import { stampOverhead } from './http/data-plane.js';
 import { opsResponse } from './http/ops.js';
 import { createRuntime, startModules, type Runtime, type RuntimeOptions } from './runtime.js';
 import { bootstrap, type BootstrapResult } from './modules/tenancy/bootstrap.js';
-import { contextOf, createRequestContext, maskingPlugin, requestIdOf, schema } from '../schema/index.js';
+import { contextOf, createRequestContext, documentErrorsPlugin, maskingPlugin, requestIdOf, schema } from '../schema/index.js';
 import { restPlugin } from '../rest/plugin.js';
 
 export interface App {
@@ -41,6 +41,7 @@ export async function createApp(config: Config, options: RuntimeOptions = {}): P
     plugins: [
       edgePlugin(runtime),
       maskingPlugin(),
+      documentErrorsPlugin(),
       EnvelopArmorPlugin({
         maxDepth: { n: config.GRAPHQL_MAX_DEPTH },
         maxAliases: { n: config.GRAPHQL_MAX_ALIASES },

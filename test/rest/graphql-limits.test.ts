@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
+// Document errors carry the extensions every GraphQL error does (schema/document-errors-plugin.ts).
+const COST_EXTENSIONS = { status: 400, type: 'invalid_request_error', param: null, code: 'graphql_validation_failed' };
+const PARSE_EXTENSIONS = { code: 'GRAPHQL_PARSE_FAILED', status: 400, type: 'invalid_request_error', param: null };
+
 // GraphQL protection (graphql-armor, configured in src/app.ts) with the limits README documents:
 // cost 20000 (GRAPHQL_MAX_COST) and 5000 tokens (GRAPHQL_MAX_TOKENS) per document. Depth and
 // aliases are covered in ops.test.ts. And GraphiQL, served at /graphql to a browser.
@@ -86,7 +90,7 @@ describe('GraphQL cost limit (GRAPHQL_MAX_COST, default 20000)', () => {
     const res = await post(t, query);
     expect(res.status).toBe(200);
     expect(res.contentType).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ errors: [{ message: `Syntax Error: Query Cost limit of 20000 exceeded, found ${cost}.` }] });
+    expect(res.body).toEqual({ errors: [{ message: `Syntax Error: Query Cost limit of 20000 exceeded, found ${cost}.`, extensions: COST_EXTENSIONS }] });
 
     // The same shape with fewer scalars stays under the limit and runs.
     const under = chain(14, ['id', 'name', 'slug']);
@@ -100,9 +104,9 @@ describe('GraphQL cost limit (GRAPHQL_MAX_COST, default 20000)', () => {
     try {
       // { workspaces { id } } costs 2 + 1.5 = 3.5; with name too, 2 + 3 = 5.
       expect((await low.graphql('{ workspaces { id } }')).errors).toBeUndefined();
-      expect((await low.graphql('{ workspaces { id name } }')).body).toEqual({ errors: [{ message: 'Syntax Error: Query Cost limit of 4 exceeded, found 5.' }] });
+      expect((await low.graphql('{ workspaces { id name } }')).body).toEqual({ errors: [{ message: 'Syntax Error: Query Cost limit of 4 exceeded, found 5.', extensions: COST_EXTENSIONS }] });
       const refused = await low.graphql('mutation { createWorkspace(input: { name: "Costly" }) { id name } }');
-      expect(refused.body).toEqual({ errors: [{ message: 'Syntax Error: Query Cost limit of 4 exceeded, found 5.' }] });
+      expect(refused.body).toEqual({ errors: [{ message: 'Syntax Error: Query Cost limit of 4 exceeded, found 5.', extensions: COST_EXTENSIONS }] });
       const workspaces = await low.request('GET', '/v1/admin/workspaces');
       expect(workspaces.body.data.map((w: { slug: string }) => w.slug)).toEqual(['default']);
       const cheap = await low.graphql('mutation { createWorkspace(input: { name: "Cheap" }) { id } }');
@@ -117,7 +121,7 @@ describe('GraphQL token limit (GRAPHQL_MAX_TOKENS, default 5000)', () => {
   it('a document of more than 5000 tokens is refused with armor’s message', async () => {
     // `{ workspaces { id × 4999 } }`: 5004 tokens.
     const query = `{ workspaces { ${Array.from({ length: 4999 }, () => 'id').join(' ')} } }`;
-    const expected = { errors: [{ message: 'Syntax Error: Token limit of 5000 exceeded.', extensions: { code: 'GRAPHQL_PARSE_FAILED' } }] };
+    const expected = { errors: [{ message: 'Syntax Error: Token limit of 5000 exceeded.', extensions: PARSE_EXTENSIONS }] };
     const res = await post(t, query);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(expected);
@@ -129,7 +133,7 @@ describe('GraphQL token limit (GRAPHQL_MAX_TOKENS, default 5000)', () => {
   it('a refused mutation does not run', async () => {
     const query = `mutation { createWorkspace(input: { name: "Wordy" }) { ${Array.from({ length: 5000 }, () => 'id').join(' ')} } }`;
     expect((await t.graphql(query)).body).toEqual({
-      errors: [{ message: 'Syntax Error: Token limit of 5000 exceeded.', extensions: { code: 'GRAPHQL_PARSE_FAILED' } }],
+      errors: [{ message: 'Syntax Error: Token limit of 5000 exceeded.', extensions: PARSE_EXTENSIONS }],
     });
     const workspaces = await t.request('GET', '/v1/admin/workspaces');
     expect(workspaces.body.data.map((w: { slug: string }) => w.slug)).toEqual(['default']);
@@ -142,7 +146,7 @@ describe('GraphQL token limit (GRAPHQL_MAX_TOKENS, default 5000)', () => {
       const six = await few.graphql('{ workspaces { slug } }');
       expect(six.body).toEqual({ data: { workspaces: [{ slug: 'default' }] } });
       expect((await few.graphql('{ workspaces { slug name } }')).body).toEqual({
-        errors: [{ message: 'Syntax Error: Token limit of 6 exceeded.', extensions: { code: 'GRAPHQL_PARSE_FAILED' } }],
+        errors: [{ message: 'Syntax Error: Token limit of 6 exceeded.', extensions: PARSE_EXTENSIONS }],
       });
     } finally {
       await few.close();
@@ -168,5 +172,29 @@ describe('GraphiQL', () => {
     const res = await post(t, '{ workspaces { slug } }', 'application/json');
     expect(res.contentType).toMatch(/^application\/json/);
     expect(res.body).toEqual({ data: { workspaces: [{ slug: 'default' }] } });
+  });
+});
+
+describe('document errors', () => {
+  it('a validation or syntax error carries status, type, param and code like every other error; the HTTP status stays 200 for application/json', async () => {
+    const invalid = await t.graphql('{ nope }');
+    expect(invalid.status).toBe(200);
+    expect(invalid.body).toEqual({
+      errors: [
+        {
+          message: 'Cannot query field "nope" on type "Query".',
+          locations: [{ line: 1, column: 3 }],
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED', status: 400, type: 'invalid_request_error', param: null },
+        },
+      ],
+    });
+    const broken = await t.graphql('{ viewer { ');
+    expect(broken.body.errors[0]).toMatchObject({
+      message: 'Syntax Error: Expected Name, found <EOF>.',
+      extensions: { code: 'GRAPHQL_PARSE_FAILED', status: 400, type: 'invalid_request_error', param: null },
+    });
+    // Errors from execution keep their own extensions.
+    const missing = await t.graphql('{ workspace(idOrSlug: "nope") { id } }');
+    expect(missing.body.errors[0].extensions).toMatchObject({ status: 404, type: 'invalid_request_error' });
   });
 });

@@ -1,0 +1,35 @@
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+/**
+ * Errors in the document itself (syntax, validation, and graphql-armor's depth, alias, cost and
+ * token limits) are found before execution, so the masking plugin never sees them. They get the
+ * extensions every other error carries (`status` 400, `type`, `param`, `code`) so GraphQL clients
+ * read one shape. The HTTP status stays what GraphQL over HTTP gives them.
+ */
+export function documentErrorsPlugin(): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || Symbol.asyncIterator in result || !result.errors?.length) return;
+      if (result.errors.every((error) => typeof error.extensions?.status === 'number')) return;
+      setResult({ ...result, errors: result.errors.map(withExtensions) });
+    },
+  };
+}
+
+function withExtensions(error: GraphQLError): GraphQLError {
+  if (typeof error.extensions?.status === 'number') return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: {
+      ...error.extensions,
+      status: 400,
+      type: 'invalid_request_error',
+      param: null,
+      code: error.extensions?.code ?? 'graphql_validation_failed',
+    },
+  });
+}
