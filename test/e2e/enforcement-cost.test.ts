@@ -91,3 +91,39 @@ describe('a settlement that fails', () => {
     }
   });
 });
+
+describe('a run under several limits', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('settles its usage into every bucket that admitted it: the access’s own and each matching policy', async () => {
+    const byKey = await tokensPolicy(t, 100_000, 'Per key');
+    const byWorkspace = (
+      await ok(t, 'POST', '/v1/policies/usage-limits', {
+        name: 'Per workspace and model',
+        conditions: [{ key: 'virtual_key', value: 'local' }],
+        group_by: [{ key: 'workspace_id' }, { key: 'model' }],
+        type: 'tokens',
+        credit_limit: 100_000,
+      })
+    ).id;
+    await ok(t, 'PUT', '/v1/integrations/local/workspaces', { workspaces: [{ id: 'default', enabled: true, usage_limits: [{ type: 'tokens', credit_limit: 100_000 }] }] });
+    const openai = sdk(`${await t.listen()}/v1`);
+    const assistant = await openai.beta.assistants.create({ model: 'local-test' });
+    const run = await openai.beta.threads.createAndRunPoll({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'count me three times' }] } }, { pollIntervalMs: 10 });
+    expect(run.status).toBe('completed');
+    await allSettled(t);
+    const total = run.usage!.total_tokens;
+    expect(Object.values(await policyUsage(t, byKey)).map((u) => u.current_usage)).toEqual([total]);
+    const perModel = await policyUsage(t, byWorkspace);
+    expect(Object.keys(perModel)).toEqual([expect.stringMatching(/^workspace_id:[0-9a-f-]{36}\|model:local-test$/)]);
+    expect(Object.values(perModel)[0].current_usage).toBe(total);
+    const access = await t.app.runtime.fork().getConnection().execute<Array<{ used: number }>>("select used from usage_buckets where owner_type = 'workspace_access'", [], 'all');
+    expect(access.map((row) => Number(row.used))).toEqual([total]);
+    const view = await runEnforcement(t, run.thread_id, run.id);
+    expect(view.enforcement.admissions[0].limits.map((l: { ownerType: string }) => l.ownerType)).toEqual(['workspace_access', 'policy', 'policy']);
+  });
+});
