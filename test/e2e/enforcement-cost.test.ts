@@ -122,7 +122,7 @@ describe('a run under several limits', () => {
     expect(Object.keys(perModel)).toEqual([expect.stringMatching(/^workspace_id:[0-9a-f-]{36}\|model:local-test$/)]);
     expect(Object.values(perModel)[0].current_usage).toBe(total);
     const access = await t.app.runtime.fork().getConnection().execute<Array<{ used: number }>>("select used from usage_buckets where owner_type = 'workspace_access'", [], 'all');
-    expect(access.map((row) => Number(row.used))).toEqual([total]);
+    expect(access.map((row: { used: number }) => Number(row.used))).toEqual([total]);
     const view = await runEnforcement(t, run.thread_id, run.id);
     expect(view.enforcement.admissions[0].limits.map((l: { ownerType: string }) => l.ownerType)).toEqual(['workspace_access', 'policy', 'policy']);
   });

@@ -567,22 +567,9 @@ export class UsageEngine {
       createdAt: now,
     };
     const em = this.runtime.fork();
-    await em.insert(UsageAlertSchema, {
-      id: event.id,
-      kind,
-      bucketId: bucket.bucketId,
-      ownerType: spec.ownerType,
-      ownerId: spec.ownerId,
-      valueKey: bucket.valueKey,
-      periodKey: bucket.periodKey,
-      type: spec.type,
-      currentUsage,
-      creditLimit: spec.creditLimit,
-      alertThreshold: spec.alertThreshold,
-      workspaceId: spec.workspaceId,
-      message,
-      createdAt: now,
-    });
+    // The stored row is the published event (less its label, which is derived) plus its bucket.
+    const { label: _label, ...row } = event;
+    await em.insert(UsageAlertSchema, { ...row, bucketId: bucket.bucketId });
     this.runtime.logger.warn({ event: 'usage_alert', alert: { ...event, createdAt: now.toISOString() } }, message);
     if (spec.workspaceId) this.runtime.pubsub.publish(usageAlertsTopic(spec.workspaceId), event);
   }
