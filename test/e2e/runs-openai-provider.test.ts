@@ -65,11 +65,21 @@ describe('openai provider', () => {
   });
 
   it('HTTP 500 → failed, server_error; the key never appears', async () => {
-    fake.setScript(errorReply(500, 'upstream exploded with key sk-upstream-secret'));
+    fake.setScript(errorReply(500, 'it exploded with key sk-upstream-secret'));
     const { threadId, runId } = await run('hi');
     const failed = await waitFor(t, threadId, runId, ['failed', 'completed']);
     expect(failed).toMatchObject({ status: 'failed', last_error: { code: 'server_error' } });
-    expect(failed.last_error.message).toBe('The model provider answered HTTP 500: upstream exploded with key [redacted]');
+    expect(failed.last_error.message).toBe('The model provider answered HTTP 500: it exploded with key [redacted]');
+  });
+
+  it('masked, upper-cased and partial echoes of the key are blanked too', async () => {
+    fake.setScript(errorReply(400, 'Bad key sk-ups...cret, sk-upst***cret, SK-UPSTREAM-SECRET, key=sk-upstream-se\u0000\nend'));
+    const { threadId, runId } = await run('hi');
+    const failed = await waitFor(t, threadId, runId, ['failed', 'completed']);
+    expect(failed.last_error).toEqual({
+      code: 'server_error',
+      message: 'The model provider answered HTTP 400: Bad key [redacted], [redacted], [redacted], key=[redacted] end',
+    });
   });
 
   it('HTTP 429 → failed, rate_limit_exceeded', async () => {

@@ -18,7 +18,12 @@ import {
   type ToolCall,
   type Usage,
 } from './model.js';
+import { redactSecrets } from '../../../lib/redact.js';
 import { countPromptTokens, countTokens, countToolCallTokens } from './tokens.js';
+
+/** How much of an upstream error message is read, and how much of it is shown. */
+const UPSTREAM_TEXT_SCAN = 4000;
+const UPSTREAM_TEXT_SHOWN = 300;
 
 export interface OpenAIChatOptions {
   /** Up to and including the version segment, e.g. `https://api.openai.com/v1`. */
@@ -221,7 +226,7 @@ function toWireMessage(m: ChatMessage): Record<string, unknown> {
 }
 
 /** `data:` payloads of an SSE byte stream; comments, `event:` and `id:` lines are ignored. */
-async function* sseData(
+export async function* sseData(
   read: () => Promise<ReadableStreamReadResult<Uint8Array>>,
 ): AsyncGenerator<string> {
   const decoder = new TextDecoder();
@@ -304,11 +309,19 @@ async function httpError(
   return new ModelError('server_error', `The model provider answered HTTP ${status}${detail}`, { status });
 }
 
-/** `: <upstream message>` trimmed and with the key removed, or a bare full stop. */
+/**
+ * `: <upstream message>` with every recognisable form of the key removed (src/lib/redact.ts),
+ * control characters flattened and the length bounded, or a bare full stop. Upstream text is never
+ * shown unfiltered: `last_error` is readable with workspace keys.
+ */
 function safeDetail(message: string | null | undefined, apiKey: string): string {
-  if (typeof message !== 'string' || message.trim() === '') return '.';
-  let text = message.trim();
-  if (apiKey) text = text.split(apiKey).join('[redacted]');
-  if (text.length > 300) text = `${text.slice(0, 300)}…`;
+  if (typeof message !== 'string') return '.';
+  // Redact before cutting, so a cut never leaves a key's piece too short to be recognised in view.
+  // A word cut at the scan limit is dropped: a short piece of a key is not recognisable.
+  const scanned = message.length > UPSTREAM_TEXT_SCAN ? message.slice(0, UPSTREAM_TEXT_SCAN).replace(/[^\s]+$/u, '') : message;
+  const flat = scanned.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').trim();
+  if (flat === '') return '.';
+  let text = redactSecrets(flat, [apiKey]);
+  if (text.length > UPSTREAM_TEXT_SHOWN) text = `${text.slice(0, UPSTREAM_TEXT_SHOWN)}…`;
   return `: ${text}`;
 }
