@@ -7,6 +7,7 @@ import { limitedParser } from './http/body-limit.js';
 import { stampOverhead } from './http/data-plane.js';
 import { opsResponse } from './http/ops.js';
 import { createRuntime, startModules, type Runtime, type RuntimeOptions } from './runtime.js';
+import { domainModules } from './modules/index.js';
 import { bootstrap, type BootstrapResult } from './modules/tenancy/bootstrap.js';
 import { contextOf, createRequestContext, documentErrorsPlugin, maskingPlugin, requestIdOf, schema } from '../schema/index.js';
 import { restPlugin } from '../rest/plugin.js';
@@ -25,7 +26,7 @@ export interface App {
  * endpoints. It listens nowhere: `server.ts` puts it on a port, tests call `fetch`.
  */
 export async function createApp(config: Config, options: RuntimeOptions = {}): Promise<App> {
-  const runtime = await createRuntime(config, options);
+  const runtime = await createRuntime(config, domainModules, options);
   const bootstrapResult = await bootstrap(runtime);
   await startModules(runtime);
 

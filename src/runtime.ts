@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/core';
+import type { AnyEntity, EntityManager, EntitySchema } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/sqlite';
 import type { DestinationStream } from 'pino';
 import { ApiKeyCache } from './auth/api-keys.js';
@@ -9,8 +9,8 @@ import { createLogger, type Logger } from './lib/logger.js';
 import { Metrics } from './lib/metrics.js';
 import { PubSub } from './lib/pubsub.js';
 import { loadSecretKey } from './lib/secret-key.js';
-import type { DomainModule } from './modules/module.js';
-import { domainModules } from './modules/index.js';
+import type { Organisation } from './modules/tenancy/organisation.entity.js';
+import type { Workspace } from './modules/tenancy/workspace.entity.js';
 
 /** Everything long-lived that one app instance owns. Requests and jobs reach it through their context. */
 export interface Runtime {
@@ -34,16 +34,35 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/**
+ * What a domain plugs into the application: its entities, what it does when a workspace is created
+ * (in the same transaction), what it seeds on first start, and long-lived work (executors, sweeps)
+ * started with the app and stopped with it. It lives beside `Runtime` because each refers to the
+ * other; the list itself is `domainModules` in src/modules/index.ts, handed in by the caller.
+ */
+export interface DomainModule {
+  name: string;
+  entities: EntitySchema<AnyEntity, never>[] | EntitySchema<any, any>[];
+  /** Runs inside the transaction that creates the workspace. */
+  onWorkspaceCreated?(em: EntityManager, workspace: Workspace, runtime: Runtime): Promise<void>;
+  /** Runs once, inside the first-start transaction, after the default organisation and workspace. */
+  onBootstrap?(em: EntityManager, organisation: Organisation, workspace: Workspace, runtime: Runtime): Promise<void>;
+  start?(runtime: Runtime): Promise<void> | void;
+  stop?(runtime: Runtime): Promise<void> | void;
+}
+
 export interface RuntimeOptions {
   clock?: Clock;
   logDestination?: DestinationStream;
   onQuery?: (sql: string) => void;
-  modules?: DomainModule[];
   processMetrics?: boolean;
 }
 
-export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const modules = options.modules ?? domainModules;
+/**
+ * `modules` comes from the caller (the app, the CLI) rather than from an import here: every service
+ * depends on `Runtime`, so the runtime must not depend on the services.
+ */
+export async function createRuntime(config: Config, modules: DomainModule[], options: RuntimeOptions = {}): Promise<Runtime> {
   const file = sqliteFile(config);
   const orm = await openOrm({ file, entities: modules.flatMap((m) => m.entities), onQuery: options.onQuery });
   const shutdownController = new AbortController();

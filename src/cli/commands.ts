@@ -5,6 +5,7 @@ import { OrganisationSchema } from '../modules/tenancy/organisation.entity.js';
 import { bootstrap } from '../modules/tenancy/bootstrap.js';
 import * as tenancy from '../modules/tenancy/tenancy.service.js';
 import { AppError } from '../errors.js';
+import { domainModules } from '../modules/index.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 
 /**
@@ -58,7 +59,7 @@ export async function runCli(
     out(`Invalid configuration:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}`);
     return 1;
   }
-  const runtime = await createRuntime(loaded.config);
+  const runtime = await createRuntime(loaded.config, domainModules);
   try {
     const first = await bootstrap(runtime);
     if (first.generatedKey) notice(`Created the first organisation API key (shown only this once): ${first.generatedKey}`);

@@ -1,19 +1,11 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { loadOperations } from '../../rest/documents.js';
 import { routes } from '../../rest/routes.js';
 import { schema } from '../../schema/index.js';
-
-const root = join(import.meta.dirname, '..', '..');
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
+import { filesUnder, root } from '../helpers/source-files.js';
 
 describe('drift', () => {
   it('the printed schema equals schema/schema.graphql (run npm run schema:print)', () => {
