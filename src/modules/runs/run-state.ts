@@ -53,11 +53,6 @@ export function isTerminal(status: RunStatus): boolean {
   return TERMINAL_STATUSES.has(status);
 }
 
-/** Non-terminal: the run still owns work (a stream on it stays open, usage is still null). */
-export function isActive(status: RunStatus): boolean {
-  return !isTerminal(status);
-}
-
 export function canTransition(from: RunStatus, to: RunStatus): boolean {
   return RUN_TRANSITIONS[from].includes(to);
 }
@@ -77,10 +72,6 @@ export function assertTransition(from: RunStatus, to: RunStatus): void {
   if (!canTransition(from, to)) throw new InvalidRunTransitionError(from, to);
 }
 
-export function acceptsToolOutputs(status: RunStatus): boolean {
-  return status === 'requires_action';
-}
-
 /** Cancel is accepted from queued, in_progress and requires_action; a second cancel is not. */
 export function canCancel(status: RunStatus): boolean {
   return canTransition(status, 'cancelling');
@@ -97,11 +88,6 @@ export function expiresAtFor(createdAt: number): number {
  */
 export function isExpired(run: { status: RunStatus; expires_at: number | null }, now: number): boolean {
   return run.status === 'requires_action' && run.expires_at !== null && now >= run.expires_at;
-}
-
-/** The status a reader should see (and persist) now: expiry is applied lazily on access. */
-export function effectiveStatus(run: { status: RunStatus; expires_at: number | null }, now: number): RunStatus {
-  return isExpired(run, now) ? 'expired' : run.status;
 }
 
 /** The time fields the lifecycle owns (all Unix seconds). */

@@ -475,11 +475,6 @@ export async function listRunsOfThreads(ctx: ServiceContext, threadIds: readonly
   return Promise.all(lists.map(async (list) => ({ ...list, data: await Promise.all(list.data.map(async (run) => runObject(await applyExpiry(ctx, run)))) })));
 }
 
-export async function listRunSteps(ctx: ServiceContext, threadId: string, runId: string, page: PageArgs): Promise<ListObject<RunStepObject>> {
-  await loadRun(ctx, threadId, runId);
-  return pageOf(ctx.em, RunStepSchema, { runId }, page, runStepObject);
-}
-
 export function listStepsOfRuns(ctx: ServiceContext, runIds: readonly string[], page: PageArgs): Promise<ListObject<RunStepObject>[]> {
   return pagesOf(ctx.em, RunStepSchema, 'runId', runIds, {}, page, runStepObject);
 }

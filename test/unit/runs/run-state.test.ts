@@ -3,13 +3,10 @@ import {
   EXPIRY_SECONDS,
   InvalidRunTransitionError,
   RUN_STATUSES,
-  acceptsToolOutputs,
   assertTransition,
   canCancel,
   canTransition,
-  effectiveStatus,
   expiresAtFor,
-  isActive,
   isExpired,
   isRunStatus,
   isTerminal,
@@ -45,13 +42,8 @@ describe('run statuses', () => {
     expect(isRunStatus(3)).toBe(false);
   });
 
-  it.each(RUN_STATUSES)('%s: terminal and active are exact opposites', (status) => {
+  it.each(RUN_STATUSES)('%s: terminal exactly when in the terminal list', (status) => {
     expect(isTerminal(status)).toBe(TERMINAL.includes(status));
-    expect(isActive(status)).toBe(!TERMINAL.includes(status));
-  });
-
-  it.each(RUN_STATUSES)('%s: accepts tool outputs only when requires_action', (status) => {
-    expect(acceptsToolOutputs(status)).toBe(status === 'requires_action');
   });
 
   it.each(RUN_STATUSES)('%s: cancel allowed only from queued, in_progress, requires_action', (status) => {
@@ -106,16 +98,13 @@ describe('expiry', () => {
   it('expires a requires_action run at and after expires_at, not before', () => {
     const run = { status: 'requires_action' as const, expires_at: created + 600 };
     expect(isExpired(run, created + 599)).toBe(false);
-    expect(effectiveStatus(run, created + 599)).toBe('requires_action');
     expect(isExpired(run, created + 600)).toBe(true);
-    expect(effectiveStatus(run, created + 600)).toBe('expired');
-    expect(effectiveStatus(run, created + 10_000)).toBe('expired');
+    expect(isExpired(run, created + 10_000)).toBe(true);
   });
 
   it.each(RUN_STATUSES.filter((s) => s !== 'requires_action'))('does not expire a %s run', (status) => {
     const run = { status, expires_at: created + 600 };
     expect(isExpired(run, created + 10_000)).toBe(false);
-    expect(effectiveStatus(run, created + 10_000)).toBe(status);
   });
 
   it('does not expire a run without expires_at', () => {
