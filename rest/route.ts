@@ -20,7 +20,8 @@ export interface RestRefusal {
 
 /** One SSE event produced from one subscription payload. */
 export interface SseEvent {
-  event: string;
+  /** The `event:` name; omitted for bare `data:` events (chat completion chunks). */
+  event?: string;
   id?: string | number;
   data: string;
 }

@@ -1,5 +1,6 @@
 import type { RouteRow } from './route.js';
 import { adminRoutes } from './routes/admin.js';
+import { chatRoutes } from './routes/chat.js';
 import { collectionsRoutes } from './routes/collections.js';
 import { guardrailsRoutes } from './routes/guardrails.js';
 import { integrationsRoutes } from './routes/integrations.js';
@@ -18,4 +19,5 @@ export const routes: RouteRow[] = [
   ...policiesRoutes,
   ...guardrailsRoutes,
   ...runsRoutes,
+  ...chatRoutes,
 ];

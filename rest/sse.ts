@@ -50,7 +50,7 @@ export function sseResponse(events: AsyncIterable<SseEvent>, options: SseOptions
             const next = await iterator.next();
             if (next.done || closed) break;
             const { event, id, data } = next.value;
-            write(`event: ${event}\n${id !== undefined ? `id: ${id}\n` : ''}data: ${data}\n\n`);
+            write(`${event ? `event: ${event}\n` : ''}${id !== undefined ? `id: ${id}\n` : ''}data: ${data}\n\n`);
           }
           write('event: done\ndata: [DONE]\n\n');
         } catch (error) {

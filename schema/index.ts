@@ -6,6 +6,7 @@ import './policies.js';
 import './guardrails.js';
 import './runs.js';
 import './enforcement.js';
+import './chat.js';
 
 /** The whole schema: every domain file registers its types on the builder when imported above. */
 export const schema = builder.toSchema({ sortSchema: true });

@@ -39,6 +39,10 @@ const schema = z.object({
   RUN_CONCURRENCY: intFromEnv(8, 1, 1000),
   RUN_SWEEP_INTERVAL_MS: intFromEnv(30_000, 100),
   MODEL_TIMEOUT_MS: intFromEnv(60_000, 100),
+  /** Retries of a chat/embeddings upstream call on 429, 5xx or a connection error, before its first byte. */
+  MODEL_MAX_RETRIES: intFromEnv(2, 0, 10),
+  /** First retry's wait; each next one doubles (a Retry-After of up to 10 s is honoured instead). */
+  MODEL_RETRY_BACKOFF_MS: intFromEnv(200, 0, 60_000),
 });
 
 export type Config = z.infer<typeof schema>;

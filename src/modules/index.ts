@@ -4,6 +4,7 @@ import { guardrailsModule } from './guardrails/guardrails.module.js';
 import { integrationsModule } from './integrations/integrations.module.js';
 import type { DomainModule } from './module.js';
 import { policiesModule } from './policies/policies.module.js';
+import { requestLogModule } from './request-log/request-log.module.js';
 import { runsModule } from './runs/runs.module.js';
 import { tenancyModule } from './tenancy/tenancy.module.js';
 
@@ -21,4 +22,5 @@ export const domainModules: DomainModule[] = [
   // process left behind (a run failed by recovery settles its usage reservations).
   enforcementModule,
   runsModule,
+  requestLogModule,
 ];

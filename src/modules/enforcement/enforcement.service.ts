@@ -253,6 +253,36 @@ export async function admissionAbandoned(ctx: ModelWorkContext, admission: Admis
   if (pending.reservation) await usageEngine(ctx.runtime).release(pending.reservation);
 }
 
+/**
+ * An admitted request answered without a run (chat completions, embeddings): its usage settles at
+ * once into every bucket it reserved on (released when it used nothing). Returns the admission's
+ * decisions (null when it was already settled or abandoned).
+ */
+export async function settleAdmission(
+  runtime: Runtime,
+  admission: Admission,
+  usage: { prompt_tokens: number; completion_tokens: number },
+): Promise<{ decision: AdmissionDecision; inputGuardrails: GuardrailDecision | null } | null> {
+  const pending = pendingAdmissions.get(admission);
+  if (!pending) return null;
+  pendingAdmissions.delete(admission);
+  const { reservation } = pending;
+  if (reservation) {
+    const engine = usageEngine(runtime);
+    try {
+      if (usage.prompt_tokens + usage.completion_tokens > 0) {
+        await engine.settle(reservation, measureUsage(reservation.specs, admission.request.model, usage, pending.prices ?? undefined));
+      } else {
+        await engine.release(reservation);
+      }
+    } catch (error) {
+      runtime.logger.error({ err: error, kind: admission.request.kind }, 'could not settle a request’s usage; releasing its reservation');
+      await engine.release(reservation).catch((releaseError: unknown) => runtime.logger.error({ err: releaseError }, 'could not release a reservation'));
+    }
+  }
+  return { decision: pending.decision, inputGuardrails: pending.guardrails };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Output and run end
 

@@ -26,7 +26,8 @@ import type { RunStatus } from './run-state.js';
 
 export type { ResolvedProvider };
 
-export type ModelWorkKind = 'create_run' | 'create_thread_and_run' | 'submit_tool_outputs';
+/** Run routes, and the requests answered without a run (chat completions, embeddings). */
+export type ModelWorkKind = 'create_run' | 'create_thread_and_run' | 'submit_tool_outputs' | 'chat_completion' | 'embeddings';
 
 /** A service context, plus the request's response shaping when it comes from an HTTP request. */
 export type ModelWorkContext = ServiceContext & Partial<Pick<RequestContext, 'request' | 'response' | 'afterResponse' | 'requestId' | 'log'>>;

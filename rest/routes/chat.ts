@@ -1,0 +1,39 @@
+import { modelRequestBody } from '../bodies/chat.js';
+import type { RouteRow } from '../route.js';
+
+/*
+ * Model traffic, OpenAI compatible. The virtual key is the `@<virtual-key>/` prefix of `model`,
+ * or the x-gateway-virtual-key (x-portkey-virtual-key) header, read by the service. A streamed
+ * chat completion answers with bare `data: {chunk}` events (no event name: the openai SDK treats
+ * named events as something else) and `data: [DONE]`.
+ */
+export const chatRoutes: RouteRow[] = [
+  {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    operation: 'RestCreateChatCompletion',
+    body: modelRequestBody,
+    dataPlane: true,
+    variables: ({ body }) => ({ input: body }),
+    result: (data) => data.createChatCompletion.completion,
+    stream: {
+      when: ({ body }) => body.stream === true,
+      operation: 'RestChatCompletionChunks',
+      variables: (_input, data) => ({ streamId: data.createChatCompletion.stream_id }),
+      event: (chunk) => ({ data: JSON.stringify(chunk) }),
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/embeddings',
+    operation: 'RestCreateEmbeddings',
+    body: modelRequestBody,
+    dataPlane: true,
+    variables: ({ body }) => ({ input: body }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/models',
+    operation: 'RestListModels',
+  },
+];

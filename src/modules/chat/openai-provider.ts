@@ -1,0 +1,196 @@
+/**
+ * The `openai` provider for chat completions and embeddings: any OpenAI-compatible base URL. The
+ * caller's body goes upstream as it came (only `model` loses its `@<virtual-key>/` prefix, and a
+ * stream always asks for usage); upstream errors come back with the upstream's status and
+ * message, the key removed. Retries (429, 5xx, connection errors) happen only before the first
+ * byte of an answer, so nothing a caller saw is ever repeated.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { redactSecrets } from '../../lib/redact.js';
+import { sseData } from '../runs/models/openai-chat.js';
+import type { WireBody } from './chat-request.js';
+import type { ModelProvider, ProviderCall } from './provider.js';
+import { UpstreamError } from './upstream-error.js';
+
+export interface OpenAIProviderOptions {
+  /** Up to and including the version segment, e.g. `https://api.openai.com/v1`. */
+  baseUrl: string;
+  apiKey: string;
+  /** Longest wait for the response headers, and for each next piece of a stream. */
+  timeoutMs: number;
+  retries: number;
+  backoffMs: number;
+  fetch?: typeof fetch;
+}
+
+const MAX_RETRY_AFTER_MS = 10_000;
+
+export class OpenAIProvider implements ModelProvider {
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: OpenAIProviderOptions) {
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  async complete(call: ProviderCall): Promise<WireBody> {
+    const { response, waitFor, release } = await this.open('/chat/completions', { ...call.body, model: call.model }, call.signal);
+    try {
+      return await this.json(response, waitFor);
+    } finally {
+      release();
+    }
+  }
+
+  async stream(call: ProviderCall): Promise<AsyncIterable<WireBody>> {
+    const options = typeof call.body.stream_options === 'object' && call.body.stream_options !== null ? call.body.stream_options : {};
+    const body = { ...call.body, model: call.model, stream: true, stream_options: { ...options, include_usage: true } };
+    const { response, waitFor, release } = await this.open('/chat/completions', body, call.signal);
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
+      release();
+      throw new UpstreamError(502, 'The model provider did not answer with an event stream.', 'upstream_error');
+    }
+    const reader = response.body.getReader();
+    const secret = this.options.apiKey;
+    return (async function* () {
+      try {
+        for await (const data of sseData(() => waitFor(reader.read()))) {
+          if (data === '[DONE]') return;
+          let chunk: WireBody;
+          try {
+            chunk = JSON.parse(data) as WireBody;
+          } catch {
+            throw new UpstreamError(502, 'The model provider sent a malformed stream (a chunk is not JSON).', 'upstream_error');
+          }
+          const error = chunk.error as { message?: unknown } | undefined;
+          if (error && typeof error === 'object') {
+            throw new UpstreamError(502, `The model provider reported an error: ${redactSecrets(String(error.message ?? ''), [secret])}`, 'upstream_error');
+          }
+          yield chunk;
+        }
+      } finally {
+        release();
+      }
+    })();
+  }
+
+  async embed(call: ProviderCall): Promise<WireBody> {
+    const { response, waitFor, release } = await this.open('/embeddings', { ...call.body, model: call.model }, call.signal);
+    try {
+      return await this.json(response, waitFor);
+    } finally {
+      release();
+    }
+  }
+
+  private async json(response: Response, waitFor: <T>(p: Promise<T>) => Promise<T>): Promise<WireBody> {
+    const text = await waitFor(response.text());
+    try {
+      const body = JSON.parse(text) as unknown;
+      if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as WireBody;
+    } catch {
+      // below
+    }
+    throw new UpstreamError(502, 'The model provider answered with a body that is not a JSON object.', 'upstream_error');
+  }
+
+  /**
+   * POSTs to the upstream until it answers 2xx (retrying 429/5xx/connection errors with backoff),
+   * or throws its error. `waitFor` bounds each later wait on the answer by the timeout; `release`
+   * ends the connection (a no-op after a full read).
+   */
+  private async open(path: string, body: WireBody, signal: AbortSignal) {
+    const { baseUrl, apiKey, timeoutMs, retries, backoffMs } = this.options;
+    const url = `${baseUrl.replace(/\/+$/, '')}${path}`;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    const payload = JSON.stringify(body);
+
+    for (let attempt = 0; ; attempt++) {
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      let timedOut = false;
+      const waitFor = async <T>(promise: Promise<T>): Promise<T> => {
+        const timer = setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, timeoutMs);
+        try {
+          return await promise;
+        } catch (error) {
+          if (timedOut) throw new UpstreamError(504, `The model provider did not respond within ${timeoutMs} ms.`, 'upstream_timeout');
+          throw error;
+        } finally {
+          clearTimeout(timer);
+        }
+      };
+      const release = () => {
+        signal.removeEventListener('abort', onAbort);
+        controller.abort();
+      };
+      let retryAfterMs: number | null = null;
+      try {
+        const response = await waitFor(this.fetch(url, { method: 'POST', headers, body: payload, signal: controller.signal }));
+        if (response.ok) return { response, waitFor, release };
+        if (!retryable(response.status) || attempt >= retries) {
+          const error = await upstreamError(response, apiKey, waitFor);
+          release();
+          throw error;
+        }
+        retryAfterMs = retryAfter(response.headers.get('retry-after'));
+        release();
+      } catch (error) {
+        release();
+        if (signal.aborted) throw signal.reason ?? error;
+        if (error instanceof UpstreamError && (error.code !== 'upstream_timeout' || attempt >= retries)) throw error;
+        if (!(error instanceof UpstreamError) && attempt >= retries) {
+          const code = (error as { cause?: { code?: unknown } })?.cause?.code;
+          throw new UpstreamError(502, `The model provider could not be reached${typeof code === 'string' ? ` (${code})` : ''}.`, 'upstream_unreachable');
+        }
+      }
+      await sleep(retryAfterMs ?? backoffMs * 2 ** attempt, undefined, { signal });
+    }
+  }
+}
+
+const retryable = (status: number) => status === 429 || status >= 500;
+
+function retryAfter(header: string | null): number | null {
+  if (!header) return null;
+  const seconds = Number(header);
+  if (!Number.isFinite(seconds) || seconds < 0) return null;
+  return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
+}
+
+/** The upstream's status and message (its `error.message`, or its text), secrets removed. */
+async function upstreamError(response: Response, apiKey: string, waitFor: <T>(p: Promise<T>) => Promise<T>): Promise<UpstreamError> {
+  let message = '';
+  let code: string | null = null;
+  try {
+    const text = await waitFor(response.text());
+    try {
+      const parsed = JSON.parse(text) as { error?: { message?: unknown; code?: unknown } | string; message?: unknown };
+      const error = parsed.error;
+      if (typeof error === 'string') message = error;
+      else if (error && typeof error.message === 'string') {
+        message = error.message;
+        if (typeof error.code === 'string') code = error.code;
+      } else if (typeof parsed.message === 'string') message = parsed.message;
+    } catch {
+      message = text;
+    }
+  } catch {
+    // No readable body: the status alone speaks.
+  }
+  message = redactSecrets(message.trim(), [apiKey]);
+  if (message.length > 500) message = `${message.slice(0, 500)}…`;
+  const headers: Record<string, string> = {};
+  const after = response.headers.get('retry-after');
+  if (after) headers['retry-after'] = after;
+  return new UpstreamError(
+    response.status,
+    message ? `The model provider answered HTTP ${response.status}: ${message}` : `The model provider answered HTTP ${response.status}.`,
+    code ? redactSecrets(code, [apiKey]) : 'upstream_error',
+    headers,
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * What a data-plane service reports about one model call; `logModelCall` turns it into a request
+ * log record (ids, time, cost from the model's price) and queues it.
+ */
+import { uuid } from '../../lib/ids.js';
+import type { Runtime } from '../../runtime.js';
+import { costOf, priceOf, type PriceOverrides } from '../usage/prices.js';
+import type { RequestLogGuardrail } from './request-log.entity.js';
+import { requestLogWriter } from './request-log.writer.js';
+
+export interface ModelCall {
+  organisationId: string;
+  workspaceId: string;
+  apiKeyId: string | null;
+  virtualKey: string | null;
+  provider: string | null;
+  model: string | null;
+  route: 'chat.completions' | 'embeddings' | 'runs';
+  status: number;
+  stream: boolean;
+  usage: { prompt_tokens: number; completion_tokens: number } | null;
+  prices?: PriceOverrides | null;
+  /** performance.now() when the gateway received the request. */
+  startedAt: number;
+  upstreamMs: number | null;
+  requestId: string | null;
+  runId?: string | null;
+  metadata: Record<string, string>;
+  guardrails: RequestLogGuardrail[];
+  refusal: string | null;
+}
+
+/** Dollars for the usage at the model's price; 0 when no price is known for it. */
+export function costFor(model: string | null, usage: { prompt_tokens: number; completion_tokens: number }, prices?: PriceOverrides | null): number {
+  if (!model || !priceOf(model, prices ?? undefined)) return 0;
+  return costOf(model, usage, prices ?? undefined);
+}
+
+export function logModelCall(runtime: Runtime, call: ModelCall): void {
+  const usage = call.usage ?? { prompt_tokens: 0, completion_tokens: 0 };
+  try {
+    requestLogWriter(runtime).write({
+      id: uuid(),
+      createdAt: runtime.clock.now(),
+      organisationId: call.organisationId,
+      workspaceId: call.workspaceId,
+      apiKeyId: call.apiKeyId,
+      virtualKey: call.virtualKey,
+      provider: call.provider,
+      model: call.model,
+      route: call.route,
+      status: call.status,
+      stream: call.stream,
+      promptTokens: usage.prompt_tokens,
+      completionTokens: usage.completion_tokens,
+      totalTokens: usage.prompt_tokens + usage.completion_tokens,
+      cost: costFor(call.model, usage, call.prices),
+      totalMs: performance.now() - call.startedAt,
+      upstreamMs: call.upstreamMs,
+      requestId: call.requestId,
+      runId: call.runId ?? null,
+      metadata: call.metadata,
+      guardrails: call.guardrails,
+      refusal: call.refusal,
+    });
+  } catch (error) {
+    // The log never fails a request.
+    runtime.logger.error({ err: error }, 'could not queue a request-log record');
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The request log's writer: records queue in a bounded buffer and are inserted in batches by a
+ * timer, so writing the log never slows or fails a request. A full buffer drops the new record
+ * and counts it (`gatehouse_request_log_dropped_total`); a failed batch is logged and counted the
+ * same way, never retried into an unbounded backlog.
+ */
+import { Counter, Histogram } from 'prom-client';
+import type { Runtime } from '../../runtime.js';
+import { RequestLogSchema, type RequestLog } from './request-log.entity.js';
+
+export const BUFFER_LIMIT = 10_000;
+const BATCH_SIZE = 500;
+const FLUSH_INTERVAL_MS = 200;
+/** Distinct model labels on /metrics; later models count as `other` (bounded label sets). */
+const MODEL_LABEL_LIMIT = 100;
+
+export class RequestLogWriter {
+  private buffer: RequestLog[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly models = new Set<string>();
+  readonly dropped: Counter<'reason'>;
+  readonly tokens: Counter<'provider' | 'model' | 'kind'>;
+  readonly cost: Counter<'provider' | 'model'>;
+  readonly upstreamLatency: Histogram<'provider' | 'model'>;
+
+  constructor(private readonly runtime: Runtime, private readonly limit = BUFFER_LIMIT) {
+    const registers = [runtime.metrics.registry];
+    this.dropped = new Counter({ name: 'gatehouse_request_log_dropped_total', help: 'Request-log records dropped (buffer full, or a batch that could not be written).', labelNames: ['reason'], registers });
+    this.tokens = new Counter({ name: 'gatehouse_model_tokens_total', help: 'Tokens of model calls by provider, model and kind (prompt, completion).', labelNames: ['provider', 'model', 'kind'], registers });
+    this.cost = new Counter({ name: 'gatehouse_model_cost_dollars_total', help: 'US dollars of model calls by provider and model.', labelNames: ['provider', 'model'], registers });
+    this.upstreamLatency = new Histogram({
+      name: 'gatehouse_upstream_latency_seconds',
+      help: 'Time the model provider took to answer a model call, by provider and model.',
+      labelNames: ['provider', 'model'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+  }
+
+  /** Queues one record (never waits, never throws). */
+  write(record: RequestLog): void {
+    this.observe(record);
+    if (this.buffer.length >= this.limit) {
+      this.dropped.inc({ reason: 'buffer_full' });
+      return;
+    }
+    this.buffer.push(record);
+    if (this.buffer.length >= BATCH_SIZE) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+  }
+
+  /** Writes everything queued so far; resolves when it is in the database (or counted as dropped). */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.flushing = this.flushing.then(async () => {
+      while (this.buffer.length > 0) {
+        const batch = this.buffer.splice(0, BATCH_SIZE);
+        try {
+          await this.runtime.fork().insertMany(RequestLogSchema, batch);
+        } catch (error) {
+          this.dropped.inc({ reason: 'write_failed' }, batch.length);
+          this.runtime.logger.error({ err: error, records: batch.length }, 'could not write request-log records');
+        }
+      }
+    });
+    return this.flushing;
+  }
+
+  private observe(record: RequestLog): void {
+    if (!record.provider || !record.model) return;
+    const labels = { provider: record.provider, model: this.modelLabel(record.model) };
+    if (record.promptTokens) this.tokens.inc({ ...labels, kind: 'prompt' }, record.promptTokens);
+    if (record.completionTokens) this.tokens.inc({ ...labels, kind: 'completion' }, record.completionTokens);
+    if (record.cost) this.cost.inc(labels, record.cost);
+    if (record.upstreamMs !== null && record.upstreamMs !== undefined) this.upstreamLatency.observe(labels, record.upstreamMs / 1000);
+  }
+
+  private modelLabel(model: string): string {
+    if (this.models.has(model)) return model;
+    if (this.models.size >= MODEL_LABEL_LIMIT) return 'other';
+    this.models.add(model);
+    return model;
+  }
+}
+
+export function requestLogWriter(runtime: Runtime): RequestLogWriter {
+  return runtime.singleton('requestLog.writer', () => new RequestLogWriter(runtime));
+}
