@@ -30,6 +30,10 @@ const schema = z.object({
   BODY_LIMIT_BYTES: intFromEnv(1024 * 1024, 1),
   API_KEY_CACHE_TTL_MS: intFromEnv(5000, 0, 600_000),
   SHUTDOWN_TIMEOUT_MS: intFromEnv(10_000, 0),
+  // A client gets this long to send a request's headers, and then its whole body: slow clients
+  // would otherwise hold connections for Node's default 300 s.
+  HTTP_HEADERS_TIMEOUT_MS: intFromEnv(10_000, 1),
+  HTTP_REQUEST_TIMEOUT_MS: intFromEnv(30_000, 1),
   SSE_KEEPALIVE_MS: intFromEnv(15_000, 100),
   METRICS_TOKEN: z.string().min(1).optional(),
   GRAPHQL_MAX_DEPTH: intFromEnv(16, 1),
@@ -45,6 +49,12 @@ const schema = z.object({
   MODEL_RETRY_BACKOFF_MS: intFromEnv(200, 0, 60_000),
 });
 
+// node:http refuses a headers timeout longer than the request timeout (headers are part of it).
+const checked = schema.refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
+  message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS',
+  path: ['HTTP_HEADERS_TIMEOUT_MS'],
+});
+
 export type Config = z.infer<typeof schema>;
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -52,7 +62,7 @@ export type ConfigResult = { ok: true; config: Config } | { ok: false; problems:
 export function loadConfig(env: Record<string, string | undefined> = process.env): ConfigResult {
   // Empty strings mean "unset", as shells and .env files commonly produce them.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const parsed = schema.safeParse(cleaned);
+  const parsed = checked.safeParse(cleaned);
   if (parsed.success) return { ok: true, config: parsed.data };
   return {
     ok: false,

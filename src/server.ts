@@ -1,6 +1,6 @@
-import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
+import { createHttpServer } from './http/http-server.js';
 
 /** The only file that listens: configuration from the environment, the app on a port, signals. */
 const loaded = loadConfig();
@@ -21,7 +21,7 @@ if (app.bootstrapResult.generatedKey) {
   console.log(`\nGatehouse created your first organisation API key (shown only this once):\n\n  ${app.bootstrapResult.generatedKey}\n\nSend it as the x-gateway-api-key header.\n`);
 }
 
-const server = createServer(app.yoga);
+const { server, drain } = createHttpServer(app.yoga, config);
 server.listen(config.PORT, config.HOST, () => {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -32,18 +32,17 @@ let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  log.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+  log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
   const timer = setTimeout(() => {
     log.warn('shutdown timed out: closing remaining connections');
     server.closeAllConnections();
   }, config.SHUTDOWN_TIMEOUT_MS);
   timer.unref();
-  // Stop accepting; idle keep-alive sockets close now, busy ones when their response ends.
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
+  // Stop taking requests on any connection, new or kept alive; in-flight ones finish.
+  const drained = drain();
   // Open SSE streams end now (they would otherwise never finish), then in-flight requests drain.
   app.runtime.beginShutdown();
-  await closed;
+  await drained;
   clearTimeout(timer);
   // Background work stops, then the database closes.
   await app.close();
