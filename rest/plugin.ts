@@ -1,6 +1,8 @@
 import { execute, subscribe, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { createRequestContext, markDataPlane, maskError, readLimited, requestIdOf, type RequestContext, type Runtime } from '../schema/index.js';
+import { createRequestContext, maskError, requestIdOf, type RequestContext, type Runtime } from '../schema/index.js';
+import { readLimited } from '../src/http/body-limit.js';
+import { markDataPlane } from '../src/http/data-plane.js';
 import { loadOperations, type Operation } from './documents.js';
 import { errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
 import type { RestInput, RouteRow, SseEvent } from './route.js';

@@ -15,5 +15,3 @@ export { createRequestContext, contextOf, requestIdOf } from './context.js';
 export { maskError, extensionsOf, type ErrorExtensions } from './errors.js';
 export { maskingPlugin } from './masking-plugin.js';
 export { documentErrorsPlugin } from './document-errors-plugin.js';
-export { markDataPlane } from '../src/http/data-plane.js';
-export { readLimited } from '../src/http/body-limit.js';
