@@ -4,7 +4,8 @@ import type { RequiredToolCall, RunUsage } from '../src/modules/runs/run.entity.
 import { RUN_STATUSES, isTerminal } from '../src/modules/runs/run-state.js';
 import * as runs from '../src/modules/runs/runs.service.js';
 import type { RunView } from '../src/modules/runs/runs.service.js';
-import type { TruncationStrategy } from '../src/modules/runs/validate.js';
+import * as contract from '../src/modules/runs/runs.contract.js';
+import type { TruncationStrategy } from '../src/modules/runs/runs.contract.js';
 import type {
   AssistantObject,
   ListObject,
@@ -14,8 +15,7 @@ import type {
   ThreadObject,
 } from '../src/modules/runs/wire.js';
 import { builder } from './builder.js';
-
-type SchemaTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+import { contractInputType, parseInput } from './contract-input.js';
 
 /*
  * Runs on threads (OpenAI Assistants v2). Objects are the wire shapes the service returns, so
@@ -350,153 +350,38 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const CreateAssistantInput = builder.inputType('CreateAssistantInput', {
-  description: 'A new assistant (OpenAI create-assistant fields; polymorphic ones as JSON in wire shape).',
-  fields: (t) => ({
-    model: t.string({ description: 'Model name (required; the `local` provider accepts any).' }),
-    name: t.string({ description: 'Display name.' }),
-    description: t.string({ description: 'Free text.' }),
-    instructions: t.string({ description: 'System instructions.' }),
-    tools: t.field({ type: 'JSON', description: 'At most 20 tool objects.' }),
-    toolResources: t.field({ type: 'JSON', description: 'Tool resources.' }),
-    metadata: t.field({ type: 'JSON', description: 'Up to 16 string pairs (keys ≤ 64, values ≤ 512 characters).' }),
-    temperature: t.float({ description: '0–2.' }),
-    topP: t.float({ description: '0–1.' }),
-    responseFormat: t.field({ type: 'JSON', description: '`auto`, `{type: "text"}`, `{type: "json_object"}` or `{type: "json_schema", json_schema}`.' }),
-  }),
-});
-
-const CreateThreadInput = builder.inputType('CreateThreadInput', {
-  description: 'A new thread.',
-  fields: (t) => ({
-    messages: t.field({ type: 'JSON', description: 'Initial messages: `[{role, content, attachments?, metadata?}]`.' }),
-    metadata: t.field({ type: 'JSON', description: 'Up to 16 string pairs.' }),
-    toolResources: t.field({ type: 'JSON', description: 'Tool resources.' }),
-  }),
-});
-
-const CreateMessageInput = builder.inputType('CreateMessageInput', {
-  description: 'A new message.',
-  fields: (t) => ({
-    role: t.string({ description: '`user` or `assistant` (required).' }),
-    content: t.field({ type: 'JSON', description: 'A string, or an array of `{type: "text", text}` parts (required).' }),
-    attachments: t.field({ type: 'JSON', description: 'Attachments, kept as given.' }),
-    metadata: t.field({ type: 'JSON', description: 'Up to 16 string pairs.' }),
-  }),
-});
-
-const runOptionFields = (t: PothosSchemaTypes.InputFieldBuilder<SchemaTypesOf, 'InputObject'>) => ({
-  assistantId: t.string({ description: 'The assistant (required).' }),
-  model: t.string({ description: 'Overrides the assistant’s model.' }),
-  instructions: t.string({ description: 'Overrides the assistant’s instructions.' }),
-  tools: t.field({ type: 'JSON', description: 'Overrides the assistant’s tools (at most 20).' }),
-  metadata: t.field({ type: 'JSON', description: 'Up to 16 string pairs.' }),
-  temperature: t.float({ description: '0–2.' }),
-  topP: t.float({ description: '0–1.' }),
-  maxPromptTokens: t.int({ description: '≥ 256: prompt budget of each model call (older messages are dropped to fit).' }),
-  maxCompletionTokens: t.int({ description: '≥ 256: completion budget of the whole run (then `incomplete`).' }),
-  truncationStrategy: t.field({ type: 'JSON', description: '`{type: "auto"}` or `{type: "last_messages", last_messages: n}`.' }),
-  toolChoice: t.field({ type: 'JSON', description: '`none`, `auto`, `required`, or `{type: "function", function: {name}}`.' }),
-  parallelToolCalls: t.boolean({ description: 'Default true.' }),
-  responseFormat: t.field({ type: 'JSON', description: 'Overrides the assistant’s response format.' }),
-});
-
-const CreateRunInput = builder.inputType('CreateRunInput', {
-  description: 'A new run on an existing thread.',
-  fields: (t) => ({
-    ...runOptionFields(t),
-    additionalInstructions: t.string({ description: 'Appended to the instructions for this run.' }),
-    additionalMessages: t.field({ type: 'JSON', description: 'Messages added to the thread before the run starts.' }),
-  }),
-});
-
-const CreateThreadAndRunInput = builder.inputType('CreateThreadAndRunInput', {
-  description: 'A new thread and a run on it, in one step.',
-  fields: (t) => ({
-    ...runOptionFields(t),
-    thread: t.field({ type: 'JSON', description: 'The thread: `{messages?, metadata?, tool_resources?}`.' }),
-  }),
-});
-
-const ToolOutputInput = builder.inputType('ToolOutputInput', {
-  description: 'The output of one tool call.',
-  fields: (t) => ({
-    toolCallId: t.string({ required: true, description: 'The call (from `requiredAction`).' }),
-    output: t.string({ required: true, description: 'What the tool returned.' }),
-  }),
-});
-
-const SubmitToolOutputsInput = builder.inputType('SubmitToolOutputsInput', {
-  description: 'Outputs for every pending tool call of a run, exactly once each.',
-  fields: (t) => ({
-    toolOutputs: t.field({ type: [ToolOutputInput], required: true, description: 'One output per pending call.' }),
-  }),
-});
+const CreateAssistantInput = contractInputType(
+  'CreateAssistantInput',
+  'A new assistant (OpenAI create-assistant fields; polymorphic ones as JSON in wire shape).',
+  contract.createAssistantContract,
+);
+const CreateThreadInput = contractInputType('CreateThreadInput', 'A new thread.', contract.createThreadContract);
+const CreateMessageInput = contractInputType('CreateMessageInput', 'A new message.', contract.createMessageContract);
+const CreateRunInput = contractInputType('CreateRunInput', 'A new run on an existing thread.', contract.createRunContract);
+const CreateThreadAndRunInput = contractInputType('CreateThreadAndRunInput', 'A new thread and a run on it, in one step.', contract.createThreadAndRunContract);
+const SubmitToolOutputsInput = contractInputType(
+  'SubmitToolOutputsInput',
+  'Outputs for every pending tool call of a run, exactly once each.',
+  contract.submitToolOutputsContract,
+  { tool_outputs: ['ToolOutputInput', 'The output of one tool call.'] },
+);
 
 const virtualKeyArgs = builder.args((t) => ({
   virtualKey: t.string({ description: 'The provider slug to run on; default: the request’s x-gateway-virtual-key (or x-portkey-virtual-key) header.' }),
 }));
-
-type RunOptionArgs = Record<string, unknown> & {
-  assistantId?: string | null;
-  model?: string | null;
-  instructions?: string | null;
-  tools?: unknown;
-  metadata?: unknown;
-  temperature?: number | null;
-  topP?: number | null;
-  maxPromptTokens?: number | null;
-  maxCompletionTokens?: number | null;
-  truncationStrategy?: unknown;
-  toolChoice?: unknown;
-  parallelToolCalls?: boolean | null;
-  responseFormat?: unknown;
-};
-
-/** GraphQL's camelCase input → the service's wire names (which its error `param`s use). */
-function runOptions(input: RunOptionArgs) {
-  return {
-    assistant_id: input.assistantId,
-    model: input.model,
-    instructions: input.instructions,
-    tools: input.tools,
-    metadata: input.metadata,
-    temperature: input.temperature,
-    top_p: input.topP,
-    max_prompt_tokens: input.maxPromptTokens,
-    max_completion_tokens: input.maxCompletionTokens,
-    truncation_strategy: input.truncationStrategy,
-    tool_choice: input.toolChoice,
-    parallel_tool_calls: input.parallelToolCalls,
-    response_format: input.responseFormat,
-  };
-}
 
 builder.mutationFields((t) => ({
   createAssistant: t.field({
     type: AssistantRef,
     description: 'Creates an assistant in the caller’s workspace.',
     args: { input: t.arg({ type: CreateAssistantInput, required: true, description: 'The assistant.' }) },
-    resolve: (_root, { input }, ctx) =>
-      runs.createAssistant(ctx, {
-        model: input.model,
-        name: input.name,
-        description: input.description,
-        instructions: input.instructions,
-        tools: input.tools,
-        tool_resources: input.toolResources,
-        metadata: input.metadata,
-        temperature: input.temperature,
-        top_p: input.topP,
-        response_format: input.responseFormat,
-      }),
+    resolve: (_root, { input }, ctx) => runs.createAssistant(ctx, parseInput(contract.createAssistantContract, input)),
   }),
   createThread: t.field({
     type: ThreadRef,
     description: 'Creates a thread (optionally with messages) in the caller’s workspace.',
     args: { input: t.arg({ type: CreateThreadInput, description: 'The thread.' }) },
-    resolve: (_root, { input }, ctx) =>
-      runs.createThread(ctx, { messages: input?.messages, metadata: input?.metadata, tool_resources: input?.toolResources }),
+    resolve: (_root, { input }, ctx) => runs.createThread(ctx, parseInput(contract.createThreadContract, input)),
   }),
   createMessage: t.field({
     type: MessageRef,
@@ -505,8 +390,7 @@ builder.mutationFields((t) => ({
       threadId: t.arg.string({ required: true, description: 'Thread id.' }),
       input: t.arg({ type: CreateMessageInput, required: true, description: 'The message.' }),
     },
-    resolve: (_root, { threadId, input }, ctx) =>
-      runs.createMessage(ctx, threadId, { role: input.role ?? undefined, content: input.content ?? undefined, attachments: input.attachments, metadata: input.metadata }),
+    resolve: (_root, { threadId, input }, ctx) => runs.createMessage(ctx, threadId, parseInput(contract.createMessageContract, input)),
   }),
   createRun: t.field({
     type: RunRef,
@@ -516,13 +400,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: CreateRunInput, required: true, description: 'The run.' }),
       ...virtualKeyArgs,
     },
-    resolve: (_root, { threadId, input, virtualKey }, ctx) =>
-      runs.createRun(
-        ctx,
-        threadId,
-        { ...runOptions(input), additional_instructions: input.additionalInstructions, additional_messages: input.additionalMessages },
-        virtualKey,
-      ),
+    resolve: (_root, { threadId, input, virtualKey }, ctx) => runs.createRun(ctx, threadId, parseInput(contract.createRunContract, input), virtualKey),
   }),
   createThreadAndRun: t.field({
     type: RunRef,
@@ -531,8 +409,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: CreateThreadAndRunInput, required: true, description: 'The thread and the run.' }),
       ...virtualKeyArgs,
     },
-    resolve: (_root, { input, virtualKey }, ctx) =>
-      runs.createThreadAndRun(ctx, { ...runOptions(input), thread: input.thread as runs.ThreadInput | null }, virtualKey),
+    resolve: (_root, { input, virtualKey }, ctx) => runs.createThreadAndRun(ctx, parseInput(contract.createThreadAndRunContract, input), virtualKey),
   }),
   submitToolOutputs: t.field({
     type: RunRef,
@@ -544,13 +421,7 @@ builder.mutationFields((t) => ({
       ...virtualKeyArgs,
     },
     resolve: (_root, { threadId, runId, input, virtualKey }, ctx) =>
-      runs.submitToolOutputs(
-        ctx,
-        threadId,
-        runId,
-        { tool_outputs: input.toolOutputs.map((o) => ({ tool_call_id: o.toolCallId, output: o.output })) },
-        virtualKey,
-      ),
+      runs.submitToolOutputs(ctx, threadId, runId, parseInput(contract.submitToolOutputsContract, input), virtualKey),
   }),
   cancelRun: t.field({
     type: RunRef,

@@ -9,6 +9,7 @@ import {
   listQuery,
   submitToolOutputsBody,
 } from '../bodies/runs.js';
+import { graphqlInput, runsContract as contract } from '../../schema/contracts.js';
 import type { RestInput, RestRefusal, RouteRow, SseEvent } from '../route.js';
 
 /*
@@ -72,22 +73,6 @@ function runStream(field: string): NonNullable<RouteRow['stream']> {
 
 const page = ({ query }: RestInput) => ({ limit: query.limit, order: query.order, after: query.after, before: query.before });
 
-const runOptions = (body: any) => ({
-  assistantId: body.assistant_id,
-  model: body.model,
-  instructions: body.instructions,
-  tools: body.tools,
-  metadata: body.metadata,
-  temperature: body.temperature,
-  topP: body.top_p,
-  maxPromptTokens: body.max_prompt_tokens,
-  maxCompletionTokens: body.max_completion_tokens,
-  truncationStrategy: body.truncation_strategy,
-  toolChoice: body.tool_choice,
-  parallelToolCalls: body.parallel_tool_calls,
-  responseFormat: body.response_format,
-});
-
 export const runsRoutes: RouteRow[] = [
   {
     method: 'POST',
@@ -95,20 +80,7 @@ export const runsRoutes: RouteRow[] = [
     operation: 'RestCreateAssistant',
     precheck: beta,
     body: createAssistantBody,
-    variables: ({ body }) => ({
-      input: {
-        model: body.model,
-        name: body.name,
-        description: body.description,
-        instructions: body.instructions,
-        tools: body.tools,
-        toolResources: body.tool_resources,
-        metadata: body.metadata,
-        temperature: body.temperature,
-        topP: body.top_p,
-        responseFormat: body.response_format,
-      },
-    }),
+    variables: ({ body }) => ({ input: graphqlInput(contract.createAssistantContract, body) }),
   },
   { method: 'GET', path: '/v1/assistants', operation: 'RestListAssistants', precheck: beta, query: listQuery, variables: page },
   { method: 'GET', path: '/v1/assistants/:id', operation: 'RestGetAssistant', precheck: beta, variables: ({ params }) => ({ id: params.id }) },
@@ -118,7 +90,7 @@ export const runsRoutes: RouteRow[] = [
     operation: 'RestCreateThread',
     precheck: beta,
     body: createThreadBody,
-    variables: ({ body }) => ({ input: { messages: body.messages, metadata: body.metadata, toolResources: body.tool_resources } }),
+    variables: ({ body }) => ({ input: graphqlInput(contract.createThreadContract, body) }),
   },
   {
     method: 'POST',
@@ -127,7 +99,7 @@ export const runsRoutes: RouteRow[] = [
     dataPlane: true,
     precheck: beta,
     body: createThreadAndRunBody,
-    variables: ({ body }) => ({ input: { ...runOptions(body), thread: body.thread } }),
+    variables: ({ body }) => ({ input: graphqlInput(contract.createThreadAndRunContract, body) }),
     result: (data) => runOf(data.createThreadAndRun),
     stream: runStream('createThreadAndRun'),
   },
@@ -138,10 +110,7 @@ export const runsRoutes: RouteRow[] = [
     operation: 'RestCreateMessage',
     precheck: beta,
     body: createMessageBody,
-    variables: ({ params, body }) => ({
-      threadId: params.thread_id,
-      input: { role: body.role, content: body.content, attachments: body.attachments, metadata: body.metadata },
-    }),
+    variables: ({ params, body }) => ({ threadId: params.thread_id, input: graphqlInput(contract.createMessageContract, body) }),
   },
   {
     method: 'GET',
@@ -165,10 +134,7 @@ export const runsRoutes: RouteRow[] = [
     dataPlane: true,
     precheck: beta,
     body: createRunBody,
-    variables: ({ params, body }) => ({
-      threadId: params.thread_id,
-      input: { ...runOptions(body), additionalInstructions: body.additional_instructions, additionalMessages: body.additional_messages },
-    }),
+    variables: ({ params, body }) => ({ threadId: params.thread_id, input: graphqlInput(contract.createRunContract, body) }),
     result: (data) => runOf(data.createRun),
     stream: runStream('createRun'),
   },
@@ -210,11 +176,7 @@ export const runsRoutes: RouteRow[] = [
     dataPlane: true,
     precheck: beta,
     body: submitToolOutputsBody,
-    variables: ({ params, body }) => ({
-      threadId: params.thread_id,
-      runId: params.run_id,
-      input: { toolOutputs: body.tool_outputs.map((o: { tool_call_id: string; output: string }) => ({ toolCallId: o.tool_call_id, output: o.output })) },
-    }),
+    variables: ({ params, body }) => ({ threadId: params.thread_id, runId: params.run_id, input: graphqlInput(contract.submitToolOutputsContract, body) }),
     result: (data) => runOf(data.submitToolOutputs),
     stream: runStream('submitToolOutputs'),
   },

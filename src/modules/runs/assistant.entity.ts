@@ -1,5 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import type { ResponseFormat, Tool } from './validate.js';
+import type { ResponseFormat, Tool } from './runs.contract.js';
 
 /** An assistant: the model, instructions and tools a run starts from (OpenAI `assistant`). */
 export const AssistantSchema = defineEntity({

@@ -5,7 +5,7 @@
  */
 import type { ChatMessage, FunctionTool, ToolChoice as ModelToolChoice } from './models/model.js';
 import { countPromptTokens } from './models/tokens.js';
-import type { Tool, ToolChoice, TruncationStrategy } from './validate.js';
+import type { Tool, ToolChoice, TruncationStrategy } from './runs.contract.js';
 
 export interface ConversationMessage {
   ordinal: number;

@@ -1,6 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import type { RunStatus } from './run-state.js';
-import type { ResponseFormat, Tool, ToolChoice, TruncationStrategy } from './validate.js';
+import type { ResponseFormat, Tool, ToolChoice, TruncationStrategy } from './runs.contract.js';
 
 export interface RequiredToolCall {
   id: string;

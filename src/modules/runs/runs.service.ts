@@ -24,16 +24,15 @@ import { RunSchema, type Run } from './run.entity.js';
 import { canCancel, expiresAtFor, isExpired, isTerminal } from './run-state.js';
 import { ThreadSchema, type Thread } from './thread.entity.js';
 import {
-  validateAssistant,
-  validateMessage,
-  validateMessages,
-  validateMetadata,
-  validateRunOptions,
-  validateToolResources,
-  type AssistantInput,
-  type MessageInput,
-  type RunOptionsInput,
-} from './validate.js';
+  runOptionsOf,
+  type CreateAssistantInput,
+  type CreateMessageInput,
+  type CreateRunInput,
+  type CreateThreadAndRunInput,
+  type CreateThreadInput,
+  type RunOptions,
+  type SubmitToolOutputsInput,
+} from './runs.contract.js';
 import {
   assistantObject,
   messageObject,
@@ -105,8 +104,20 @@ async function applyExpiry(ctx: ServiceContext, run: Run): Promise<Run> {
 // ---------------------------------------------------------------------------------------------
 // Assistants
 
-export async function createAssistant(ctx: ServiceContext, input: AssistantInput): Promise<AssistantObject> {
-  const fields = validateAssistant(input);
+/** Every create below takes its operation's parsed contract (runs.contract.ts): input is already checked. */
+export async function createAssistant(ctx: ServiceContext, input: CreateAssistantInput): Promise<AssistantObject> {
+  const fields = {
+    model: input.model,
+    name: input.name ?? null,
+    description: input.description ?? null,
+    instructions: input.instructions ?? null,
+    tools: input.tools ?? [],
+    toolResources: input.tool_resources ?? {},
+    metadata: input.metadata ?? {},
+    temperature: input.temperature ?? null,
+    topP: input.top_p ?? null,
+    responseFormat: input.response_format ?? 'auto',
+  };
   const workspace = await homeWorkspace(ctx);
   const assistant = ctx.em.create(AssistantSchema, {
     id: prefixedId('asst'),
@@ -132,24 +143,21 @@ export async function listAssistants(ctx: ServiceContext, page: PageArgs): Promi
 // ---------------------------------------------------------------------------------------------
 // Threads and messages
 
-export interface ThreadInput {
-  messages?: unknown;
-  metadata?: unknown;
-  tool_resources?: unknown;
-}
-
-function validateThread(input: ThreadInput, param = '') {
-  const at = (name: string) => (param ? `${param}.${name}` : name);
+function threadFields(input: CreateThreadInput) {
   return {
-    messages: validateMessages(input.messages, at('messages'), 100),
-    metadata: validateMetadata(input.metadata, at('metadata')),
-    toolResources: validateToolResources(input.tool_resources, at('tool_resources')),
+    messages: (input.messages ?? []).map(messageFields),
+    metadata: input.metadata ?? {},
+    toolResources: input.tool_resources ?? {},
   };
 }
 
-type ValidMessage = ReturnType<typeof validateMessage>;
+function messageFields(input: CreateMessageInput) {
+  return { role: input.role, content: input.content, attachments: input.attachments ?? [], metadata: input.metadata ?? {} };
+}
 
-function insertThread(tx: EntityManager, workspace: Workspace, fields: ReturnType<typeof validateThread>, now: Date, activeRunId: string | null): Thread {
+type ValidMessage = ReturnType<typeof messageFields>;
+
+function insertThread(tx: EntityManager, workspace: Workspace, fields: ReturnType<typeof threadFields>, now: Date, activeRunId: string | null): Thread {
   const thread = tx.create(ThreadSchema, {
     id: prefixedId('thread'),
     organisationId: workspace.organisationId,
@@ -185,8 +193,8 @@ function insertMessage(tx: EntityManager, thread: Thread, message: ValidMessage,
   });
 }
 
-export async function createThread(ctx: ServiceContext, input: ThreadInput): Promise<ThreadObject> {
-  const fields = validateThread(input);
+export async function createThread(ctx: ServiceContext, input: CreateThreadInput): Promise<ThreadObject> {
+  const fields = threadFields(input);
   const workspace = await homeWorkspace(ctx);
   const thread = await ctx.em.transactional(async (tx) => {
     const created = insertThread(tx, workspace, fields, ctx.runtime.clock.now(), null);
@@ -212,9 +220,9 @@ async function activeRunOf(em: EntityManager, thread: Thread): Promise<Run | nul
   return run && !isTerminal(run.status) ? run : null;
 }
 
-export async function createMessage(ctx: ServiceContext, threadId: string, input: MessageInput): Promise<MessageObject> {
+export async function createMessage(ctx: ServiceContext, threadId: string, input: CreateMessageInput): Promise<MessageObject> {
   const thread = await loadThread(ctx, threadId);
-  const fields = validateMessage(input);
+  const fields = messageFields(input);
   const active = await activeRunOf(ctx.em, thread);
   if (active) throw new BadRequestError(`Can't add messages to ${thread.id} while a run ${active.id} is active.`);
   const message = insertMessage(ctx.em, thread, fields, ctx.runtime.clock.now());
@@ -242,23 +250,7 @@ export function listMessagesOfThreads(ctx: ServiceContext, threadIds: readonly s
 // ---------------------------------------------------------------------------------------------
 // Runs
 
-export interface CreateRunInput extends RunOptionsInput {
-  assistant_id?: unknown;
-  additional_messages?: unknown;
-}
-
-export interface CreateThreadAndRunInput extends RunOptionsInput {
-  assistant_id?: unknown;
-  thread?: ThreadInput | null;
-}
-
-async function assistantForRun(ctx: ServiceContext, assistantId: unknown, workspaceId: string): Promise<Assistant> {
-  if (assistantId === undefined || assistantId === null) {
-    throw new BadRequestError("Missing required parameter: 'assistant_id'.", { param: 'assistant_id', code: 'missing_required_parameter' });
-  }
-  if (typeof assistantId !== 'string') {
-    throw new BadRequestError(`Invalid type for 'assistant_id': expected a string.`, { param: 'assistant_id', code: 'invalid_type' });
-  }
+async function assistantForRun(ctx: ServiceContext, assistantId: string, workspaceId: string): Promise<Assistant> {
   const assistant = await loadAssistant(ctx, assistantId);
   if (assistant.workspaceId !== workspaceId) throw notFound('assistant', assistantId);
   return assistant;
@@ -303,7 +295,7 @@ function insertRun(
   ctx: ServiceContext,
   thread: Thread,
   assistant: Assistant,
-  options: ReturnType<typeof validateRunOptions>,
+  options: RunOptions,
   provider: { virtualKey: string; providerId: string },
   now: Date,
   id: string,
@@ -397,8 +389,8 @@ async function underAdmission<T>(ctx: ModelWorkContext, admission: Admission, wr
 export async function createRun(ctx: ModelWorkContext, threadId: string, input: CreateRunInput, virtualKey?: string | null): Promise<RunView> {
   const thread = await loadThread(ctx, threadId);
   const assistant = await assistantForRun(ctx, input.assistant_id, thread.workspaceId);
-  const options = validateRunOptions(input, assistantDefaults(assistant));
-  const extra = validateMessages(input.additional_messages, 'additional_messages');
+  const options = runOptionsOf(input, assistantDefaults(assistant));
+  const extra = (input.additional_messages ?? []).map(messageFields);
   const active = await activeRunOf(ctx.em, thread);
   if (active) throw activeRunError(thread.id, active.id);
   const provider = await admit(
@@ -429,15 +421,15 @@ export async function createRun(ctx: ModelWorkContext, threadId: string, input: 
 export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThreadAndRunInput, virtualKey?: string | null): Promise<RunView> {
   const workspace = await homeWorkspace(ctx);
   const assistant = await assistantForRun(ctx, input.assistant_id, workspace.id);
-  const threadFields = validateThread(input.thread ?? {}, 'thread');
-  const options = validateRunOptions(input, assistantDefaults(assistant));
+  const newThread = threadFields(input.thread ?? {});
+  const options = runOptionsOf(input, assistantDefaults(assistant));
   const provider = await admit(
     ctx,
     'create_thread_and_run',
     workspace,
     virtualKey,
     options.model,
-    threadFields.messages.map((m) => contentText(m.content)),
+    newThread.messages.map((m) => contentText(m.content)),
     options.metadata,
     { threadId: null, runId: null },
     { instructions: options.instructions ?? '', maxCompletionTokens: options.maxCompletionTokens ?? null },
@@ -445,7 +437,7 @@ export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThr
   const run = (await underAdmission(ctx, provider.admission, () => commitRun(ctx.runtime, ctx.em, async (rtx) => {
     const now = rtx.now();
     const runId = prefixedId('run');
-    const thread = insertThread(rtx.tx, workspace, threadFields, now, runId);
+    const thread = insertThread(rtx.tx, workspace, newThread, now, runId);
     const created = insertRun(rtx.tx, ctx, thread, assistant, options, provider, now, runId);
     await rtx.tx.flush();
     await rtx.events(runId, [
@@ -497,10 +489,6 @@ export async function cancelRun(ctx: ServiceContext, threadId: string, runId: st
     // Another writer moved it first (the executor started it, outputs were submitted…): look again.
     run = await ctx.em.findOneOrFail(RunSchema, { id: runId }, { refresh: true });
   }
-}
-
-export interface SubmitToolOutputsInput {
-  tool_outputs: { tool_call_id: string; output: string }[];
 }
 
 const quoted = (ids: readonly string[]) => `[${ids.map((id) => `'${id}'`).join(', ')}]`;

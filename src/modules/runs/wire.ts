@@ -11,7 +11,7 @@ import type { RunStep, StepDetails, StepStatus } from './run-step.entity.js';
 import type { RequiredToolCall, Run, RunUsage } from './run.entity.js';
 import { isTerminal, type RunStatus } from './run-state.js';
 import type { Thread } from './thread.entity.js';
-import type { ResponseFormat, Tool, ToolChoice, TruncationStrategy } from './validate.js';
+import type { ResponseFormat, Tool, ToolChoice, TruncationStrategy } from './runs.contract.js';
 
 const seconds = (date: Date | null | undefined): number | null => (date ? unixSeconds(date) : null);
 
