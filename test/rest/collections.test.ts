@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { errorResponse } from '../helpers/errors.js';
 
 /*
  * Whole-body contract tests of the collection routes (CONTRACT §5, interface §2.3). A manual clock
@@ -41,10 +42,6 @@ async function createPrompt(collectionId: string, name: string): Promise<string>
   );
   expect(g.errors).toBeUndefined();
   return g.data.createPrompt.id;
-}
-
-function error(status: number, message: string, param: string | null, code: string | null) {
-  return { status, body: { error: { message, type: 'invalid_request_error', param, code } } };
 }
 
 function pick(r: { status: number; body: unknown }) {
@@ -159,7 +156,7 @@ describe('GET /v1/collections/{collectionId}', () => {
   });
 
   it('unknown id or slug: 404 Collection not found.', async () => {
-    const expected = error(404, 'Collection not found.', 'collectionId', 'collection_not_found');
+    const expected = errorResponse(404, 'Collection not found.', 'collectionId', 'collection_not_found');
     const unknownId = await t.request('GET', '/v1/collections/7b0a7c53-3c7d-4f57-9d55-2a8c7d0e2f11');
     expect(pick(unknownId)).toEqual(expected);
     expect(unknownId.headers.get('content-type')).toBe(JSON_TYPE);
@@ -210,19 +207,19 @@ describe('POST /v1/collections', () => {
     const archived = await create({ name: 'Archived parent' });
     await t.request('DELETE', `/v1/collections/${archived.id}`);
     const cases: Array<[unknown, ReturnType<typeof error>]> = [
-      [{}, error(400, "Missing required parameter: 'name'.", 'name', 'missing_required_parameter')],
-      [{ name: 42 }, error(400, "Invalid type for 'name': expected a string, but got an integer instead.", 'name', 'invalid_type')],
-      [{ name: '' }, error(400, "'name' must be a non-empty string.", 'name', null)],
-      [{ name: '   ' }, error(400, "'name' must be a non-empty string.", 'name', null)],
-      [{ name: 'x'.repeat(256) }, error(400, "'name' must be at most 255 characters.", 'name', null)],
-      [{ name: 'A', workspace_id: 'nope' }, error(404, "Workspace not found: 'nope'.", 'workspace_id', 'workspace_not_found')],
-      [{ name: 'A', workspace_id: 7 }, error(400, "Invalid type for 'workspace_id': expected a string, but got an integer instead.", 'workspace_id', 'invalid_type')],
-      [{ name: 'A', parent_collection_id: 'not-a-uuid' }, error(400, "'parent_collection_id' must be a collection id (a UUID).", 'parent_collection_id', 'invalid_value')],
+      [{}, errorResponse(400, "Missing required parameter: 'name'.", 'name', 'missing_required_parameter')],
+      [{ name: 42 }, errorResponse(400, "Invalid type for 'name': expected a string, but got an integer instead.", 'name', 'invalid_type')],
+      [{ name: '' }, errorResponse(400, "'name' must be a non-empty string.", 'name', null)],
+      [{ name: '   ' }, errorResponse(400, "'name' must be a non-empty string.", 'name', null)],
+      [{ name: 'x'.repeat(256) }, errorResponse(400, "'name' must be at most 255 characters.", 'name', null)],
+      [{ name: 'A', workspace_id: 'nope' }, errorResponse(404, "Workspace not found: 'nope'.", 'workspace_id', 'workspace_not_found')],
+      [{ name: 'A', workspace_id: 7 }, errorResponse(400, "Invalid type for 'workspace_id': expected a string, but got an integer instead.", 'workspace_id', 'invalid_type')],
+      [{ name: 'A', parent_collection_id: 'not-a-uuid' }, errorResponse(400, "'parent_collection_id' must be a collection id (a UUID).", 'parent_collection_id', 'invalid_value')],
       [
         { name: 'A', parent_collection_id: '7b0a7c53-3c7d-4f57-9d55-2a8c7d0e2f11' },
-        error(404, 'Parent collection not found.', 'parent_collection_id', 'collection_not_found'),
+        errorResponse(404, 'Parent collection not found.', 'parent_collection_id', 'collection_not_found'),
       ],
-      [{ name: 'A', parent_collection_id: archived.id }, error(400, 'The parent collection is archived.', 'parent_collection_id', 'collection_archived')],
+      [{ name: 'A', parent_collection_id: archived.id }, errorResponse(400, 'The parent collection is archived.', 'parent_collection_id', 'collection_archived')],
     ];
     for (const [body, expected] of cases) {
       expect(pick(await t.request('POST', '/v1/collections', { body })), JSON.stringify(body)).toEqual(expected);
@@ -233,7 +230,7 @@ describe('POST /v1/collections', () => {
     const ws = await t.request('POST', '/v1/admin/workspaces', { body: { name: 'Parent elsewhere' } });
     const elsewhere = await create({ name: 'Elsewhere', workspace_id: ws.body.id });
     const r = await t.request('POST', '/v1/collections', { body: { name: 'Here', workspace_id: 'default', parent_collection_id: elsewhere.id } });
-    expect(pick(r)).toEqual(error(400, "The parent collection is not in workspace 'default'.", 'parent_collection_id', 'invalid_value'));
+    expect(pick(r)).toEqual(errorResponse(400, "The parent collection is not in workspace 'default'.", 'parent_collection_id', 'invalid_value'));
   });
 
   it('malformed JSON and non-JSON bodies are refused by the REST layer', async () => {
@@ -338,13 +335,13 @@ describe('GET /v1/collections', () => {
 
   it('bad paging and unknown workspaces: 400 or 404 naming the parameter', async () => {
     const cases: Array<[string, ReturnType<typeof error>]> = [
-      ['current_page=-1', error(400, "'current_page' must be an integer of 0 or more.", 'current_page', 'invalid_value')],
-      ['page_size=-1', error(400, "'page_size' must be an integer from 0 to 1000.", 'page_size', 'invalid_value')],
-      ['page_size=1001', error(400, "'page_size' must be an integer from 0 to 1000.", 'page_size', 'invalid_value')],
-      ['page_size=ten', error(400, "Invalid value for query parameter 'page_size': expected an integer.", 'page_size', 'invalid_value')],
-      ['current_page=1.5', error(400, "Invalid value for query parameter 'current_page': expected an integer.", 'current_page', 'invalid_value')],
-      ['workspace_id=nope', error(404, "Workspace not found: 'nope'.", 'workspace_id', 'workspace_not_found')],
-      [`search=${'x'.repeat(256)}`, error(400, "'search' must be at most 255 characters.", 'search', 'invalid_value')],
+      ['current_page=-1', errorResponse(400, "'current_page' must be an integer of 0 or more.", 'current_page', 'invalid_value')],
+      ['page_size=-1', errorResponse(400, "'page_size' must be an integer from 0 to 1000.", 'page_size', 'invalid_value')],
+      ['page_size=1001', errorResponse(400, "'page_size' must be an integer from 0 to 1000.", 'page_size', 'invalid_value')],
+      ['page_size=ten', errorResponse(400, "Invalid value for query parameter 'page_size': expected an integer.", 'page_size', 'invalid_value')],
+      ['current_page=1.5', errorResponse(400, "Invalid value for query parameter 'current_page': expected an integer.", 'current_page', 'invalid_value')],
+      ['workspace_id=nope', errorResponse(404, "Workspace not found: 'nope'.", 'workspace_id', 'workspace_not_found')],
+      [`search=${'x'.repeat(256)}`, errorResponse(400, "'search' must be at most 255 characters.", 'search', 'invalid_value')],
     ];
     for (const [query, expected] of cases) {
       expect(pick(await t.request('GET', `/v1/collections?${query}`)), query).toEqual(expected);
@@ -367,17 +364,17 @@ describe('PUT /v1/collections/{collectionId}', () => {
   it('bad names, unknown and archived collections', async () => {
     const c = await create({ name: 'Rename target' });
     const cases: Array<[string, unknown, ReturnType<typeof error>]> = [
-      [c.id, {}, error(400, "Missing required parameter: 'name'.", 'name', 'missing_required_parameter')],
-      [c.id, { name: '' }, error(400, "'name' must be a non-empty string.", 'name', null)],
-      [c.id, { name: 'y'.repeat(256) }, error(400, "'name' must be at most 255 characters.", 'name', null)],
-      ['no-such-collection', { name: 'x' }, error(404, 'Collection not found.', 'collectionId', 'collection_not_found')],
+      [c.id, {}, errorResponse(400, "Missing required parameter: 'name'.", 'name', 'missing_required_parameter')],
+      [c.id, { name: '' }, errorResponse(400, "'name' must be a non-empty string.", 'name', null)],
+      [c.id, { name: 'y'.repeat(256) }, errorResponse(400, "'name' must be at most 255 characters.", 'name', null)],
+      ['no-such-collection', { name: 'x' }, errorResponse(404, 'Collection not found.', 'collectionId', 'collection_not_found')],
     ];
     for (const [id, body, expected] of cases) {
       expect(pick(await t.request('PUT', `/v1/collections/${id}`, { body })), JSON.stringify(body)).toEqual(expected);
     }
     await t.request('DELETE', `/v1/collections/${c.id}`);
     expect(pick(await t.request('PUT', `/v1/collections/${c.id}`, { body: { name: 'x' } }))).toEqual(
-      error(400, 'Archived collections cannot be changed.', 'collectionId', 'collection_archived'),
+      errorResponse(400, 'Archived collections cannot be changed.', 'collectionId', 'collection_archived'),
     );
   });
 });
@@ -407,11 +404,11 @@ describe('DELETE /v1/collections/{collectionId}', () => {
 
   it('the default collection cannot be deleted: 400; unknown: 404', async () => {
     expect(pick(await t.request('DELETE', '/v1/collections/default'))).toEqual(
-      error(400, 'The default collection of a workspace cannot be archived.', 'collectionId', 'default_collection'),
+      errorResponse(400, 'The default collection of a workspace cannot be archived.', 'collectionId', 'default_collection'),
     );
     expect((await t.request('GET', '/v1/collections/default')).body.status).toBe('active');
     expect(pick(await t.request('DELETE', '/v1/collections/7b0a7c53-3c7d-4f57-9d55-2a8c7d0e2f11'))).toEqual(
-      error(404, 'Collection not found.', 'collectionId', 'collection_not_found'),
+      errorResponse(404, 'Collection not found.', 'collectionId', 'collection_not_found'),
     );
   });
 });

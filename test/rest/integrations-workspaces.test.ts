@@ -4,6 +4,7 @@ import { resolveProvider } from '../../src/modules/integrations/provider-resolut
 import { workspaceAccessLimitSpec } from '../../src/modules/integrations/usage-limits.js';
 import { usageEngine } from '../../src/modules/usage/usage-engine.js';
 import { createTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { error } from '../helpers/errors.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
 
 // PUT and GET /v1/integrations/{slug}/workspaces (CONTRACT §7): optional fields, both spellings of
@@ -23,7 +24,6 @@ function expectJson(r: TestResponse, status: number, body: unknown): void {
   expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
 }
 
-const error = (message: string, param: string | null, code: string | null, type = 'invalid_request_error') => ({ error: { message, type, param, code } });
 const put = (body: unknown) => t.request('PUT', PATH, { body });
 const access = async () => (await t.request('GET', PATH)).body;
 const off = (id: string) => ({ id, enabled: false, usage_limits: null, rate_limits: null });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { error } from '../helpers/errors.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
 
 // Contract tests of /v1/integrations (CONTRACT §7): status, content type and the whole body.
@@ -25,8 +26,6 @@ function expectJson(r: TestResponse, status: number, body: unknown): void {
   expect({ status: r.status, body: r.body }).toEqual({ status, body });
   expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
 }
-
-const error = (message: string, param: string | null, code: string | null, type = 'invalid_request_error') => ({ error: { message, type, param, code } });
 
 const localIntegration = () => ({
   id: expect.stringMatching(UUID),

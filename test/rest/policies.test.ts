@@ -4,6 +4,7 @@ import { matchingPolicySpecs } from '../../src/modules/policies/policies.service
 import type { UsageRequest } from '../../src/modules/usage/conditions.js';
 import { usageEngine } from '../../src/modules/usage/usage-engine.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { errorResponse } from '../helpers/errors.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
 
 /*
@@ -24,12 +25,7 @@ let teamB: { workspaceId: string; slug: string; key: string };
 let defaultKey: string;
 let apiKeyId: string;
 
-const error = (status: number, message: string, param: string | null, code: string | null) => ({
-  status,
-  body: { error: { message, type: 'invalid_request_error', param, code } },
-});
-
-const NOT_FOUND = error(404, 'Usage limits policy not found.', 'id', 'policy_not_found');
+const NOT_FOUND = errorResponse(404, 'Usage limits policy not found.', 'id', 'policy_not_found');
 
 const minimal = { conditions: [{ key: 'workspace_id', value: '*' }], group_by: [{ key: 'api_key' }], type: 'tokens', credit_limit: 100 };
 
@@ -159,58 +155,58 @@ describe('POST and GET /v1/policies/usage-limits/{id}', () => {
   it('a workspace key creates in its own workspace; naming another is a 404', async () => {
     const id = await create(minimal, teamB.key);
     expect((await t.request('GET', `${BASE}/${id}`, { key: teamB.key })).body.workspace_id).toBe(teamB.workspaceId);
-    await expectError('POST', BASE, { ...minimal, workspace_id: 'default' }, error(404, "Workspace not found: 'default'.", 'workspace_id', 'workspace_not_found'), teamB.key);
+    await expectError('POST', BASE, { ...minimal, workspace_id: 'default' }, errorResponse(404, "Workspace not found: 'default'.", 'workspace_id', 'workspace_not_found'), teamB.key);
   });
 
   it('every invalid body is a 400 naming the parameter', async () => {
     const cases: Array<[unknown, { status: number; body: unknown }]> = [
-      [{ ...minimal, conditions: undefined }, error(400, "Missing required parameter: 'conditions'.", 'conditions', 'missing_required_parameter')],
-      [{ ...minimal, conditions: 'x' }, error(400, "Invalid type for 'conditions': expected an array, but got a string instead.", 'conditions', 'invalid_type')],
-      [{ ...minimal, conditions: [] }, error(400, 'conditions must have at least one item.', 'conditions', 'invalid_value')],
+      [{ ...minimal, conditions: undefined }, errorResponse(400, "Missing required parameter: 'conditions'.", 'conditions', 'missing_required_parameter')],
+      [{ ...minimal, conditions: 'x' }, errorResponse(400, "Invalid type for 'conditions': expected an array, but got a string instead.", 'conditions', 'invalid_type')],
+      [{ ...minimal, conditions: [] }, errorResponse(400, 'conditions must have at least one item.', 'conditions', 'invalid_value')],
       [
         { ...minimal, conditions: [{ key: 'user', value: 'x' }] },
-        error(400, "Unsupported key 'user'. Allowed keys: workspace_id, api_key, virtual_key, model, metadata.<name>.", 'conditions[0].key', 'invalid_value'),
+        errorResponse(400, "Unsupported key 'user'. Allowed keys: workspace_id, api_key, virtual_key, model, metadata.<name>.", 'conditions[0].key', 'invalid_value'),
       ],
       [
         { ...minimal, conditions: [{ key: 'model', value: 'a' }, { key: 'model', value: 'b' }] },
-        error(400, "Duplicate key 'model' in conditions.", 'conditions[1].key', 'invalid_value'),
+        errorResponse(400, "Duplicate key 'model' in conditions.", 'conditions[1].key', 'invalid_value'),
       ],
       [
         { ...minimal, conditions: [{ key: 'model', value: '' }] },
-        error(400, "conditions[0].value must be a non-empty string (use '*' for any value).", 'conditions[0].value', 'invalid_value'),
+        errorResponse(400, "conditions[0].value must be a non-empty string (use '*' for any value).", 'conditions[0].value', 'invalid_value'),
       ],
       [
         { ...minimal, conditions: [{ key: 'model', value: 5 }] },
-        error(400, "Invalid type for 'conditions[0].value': expected a string, but got an integer instead.", 'conditions[0].value', 'invalid_type'),
+        errorResponse(400, "Invalid type for 'conditions[0].value': expected a string, but got an integer instead.", 'conditions[0].value', 'invalid_type'),
       ],
-      [{ ...minimal, conditions: [{ value: 'x' }] }, error(400, "Missing required parameter: 'conditions[0].key'.", 'conditions[0].key', 'missing_required_parameter')],
+      [{ ...minimal, conditions: [{ value: 'x' }] }, errorResponse(400, "Missing required parameter: 'conditions[0].key'.", 'conditions[0].key', 'missing_required_parameter')],
       [
         { ...minimal, conditions: [{ key: 'workspace_id', value: teamB.slug }] },
-        error(
+        errorResponse(
           400,
           "conditions[0].value must be '*' or the policy's own workspace ('default'): a policy applies only to requests in its workspace.",
           'conditions[0].value',
           'invalid_value',
         ),
       ],
-      [{ ...minimal, group_by: undefined }, error(400, "Missing required parameter: 'group_by'.", 'group_by', 'missing_required_parameter')],
-      [{ ...minimal, group_by: [] }, error(400, 'group_by must have at least one item.', 'group_by', 'invalid_value')],
+      [{ ...minimal, group_by: undefined }, errorResponse(400, "Missing required parameter: 'group_by'.", 'group_by', 'missing_required_parameter')],
+      [{ ...minimal, group_by: [] }, errorResponse(400, 'group_by must have at least one item.', 'group_by', 'invalid_value')],
       [
         { ...minimal, group_by: [{ key: 'metadata.' }] },
-        error(400, "'metadata.' needs a metadata name after 'metadata.'.", 'group_by[0].key', 'invalid_value'),
+        errorResponse(400, "'metadata.' needs a metadata name after 'metadata.'.", 'group_by[0].key', 'invalid_value'),
       ],
-      [{ ...minimal, type: undefined }, error(400, "Missing required parameter: 'type'.", 'type', 'missing_required_parameter')],
-      [{ ...minimal, type: 'dollars' }, error(400, "Invalid value for 'type': must be one of 'cost', 'tokens'.", 'type', 'invalid_value')],
-      [{ ...minimal, credit_limit: undefined }, error(400, "Missing required parameter: 'credit_limit'.", 'credit_limit', 'missing_required_parameter')],
-      [{ ...minimal, credit_limit: '100' }, error(400, "Invalid type for 'credit_limit': expected a number, but got a string instead.", 'credit_limit', 'invalid_type')],
-      [{ ...minimal, credit_limit: -1 }, error(400, 'credit_limit must be a number greater than or equal to 0.', 'credit_limit', 'invalid_value')],
-      [{ ...minimal, name: '' }, error(400, "'name' must be a non-empty string.", 'name', null)],
-      [{ ...minimal, name: 5 }, error(400, "Invalid type for 'name': expected a string, but got an integer instead.", 'name', 'invalid_type')],
-      [{ ...minimal, alert_threshold: 100 }, error(400, 'alert_threshold must be less than credit_limit.', 'alert_threshold', 'invalid_value')],
-      [{ ...minimal, alert_threshold: -1 }, error(400, 'alert_threshold must be a number greater than or equal to 0.', 'alert_threshold', 'invalid_value')],
-      [{ ...minimal, periodic_reset: 'daily' }, error(400, "Invalid value for 'periodic_reset': must be one of 'monthly', 'weekly'.", 'periodic_reset', 'invalid_value')],
-      [{ ...minimal, workspace_id: 'nope' }, error(404, "Workspace not found: 'nope'.", 'workspace_id', 'workspace_not_found')],
-      [{ ...minimal, workspace_id: '' }, error(400, "'workspace_id' must be a workspace id or slug.", 'workspace_id', 'invalid_value')],
+      [{ ...minimal, type: undefined }, errorResponse(400, "Missing required parameter: 'type'.", 'type', 'missing_required_parameter')],
+      [{ ...minimal, type: 'dollars' }, errorResponse(400, "Invalid value for 'type': must be one of 'cost', 'tokens'.", 'type', 'invalid_value')],
+      [{ ...minimal, credit_limit: undefined }, errorResponse(400, "Missing required parameter: 'credit_limit'.", 'credit_limit', 'missing_required_parameter')],
+      [{ ...minimal, credit_limit: '100' }, errorResponse(400, "Invalid type for 'credit_limit': expected a number, but got a string instead.", 'credit_limit', 'invalid_type')],
+      [{ ...minimal, credit_limit: -1 }, errorResponse(400, 'credit_limit must be a number greater than or equal to 0.', 'credit_limit', 'invalid_value')],
+      [{ ...minimal, name: '' }, errorResponse(400, "'name' must be a non-empty string.", 'name', null)],
+      [{ ...minimal, name: 5 }, errorResponse(400, "Invalid type for 'name': expected a string, but got an integer instead.", 'name', 'invalid_type')],
+      [{ ...minimal, alert_threshold: 100 }, errorResponse(400, 'alert_threshold must be less than credit_limit.', 'alert_threshold', 'invalid_value')],
+      [{ ...minimal, alert_threshold: -1 }, errorResponse(400, 'alert_threshold must be a number greater than or equal to 0.', 'alert_threshold', 'invalid_value')],
+      [{ ...minimal, periodic_reset: 'daily' }, errorResponse(400, "Invalid value for 'periodic_reset': must be one of 'monthly', 'weekly'.", 'periodic_reset', 'invalid_value')],
+      [{ ...minimal, workspace_id: 'nope' }, errorResponse(404, "Workspace not found: 'nope'.", 'workspace_id', 'workspace_not_found')],
+      [{ ...minimal, workspace_id: '' }, errorResponse(400, "'workspace_id' must be a workspace id or slug.", 'workspace_id', 'invalid_value')],
     ];
     for (const [body, expected] of cases) await expectError('POST', BASE, body, expected);
     const malformed = await t.request('POST', BASE, { rawBody: '{', headers: { 'content-type': 'application/json' } });
@@ -311,7 +307,7 @@ describe('GET /v1/policies/usage-limits', () => {
     expect((await app.request('GET', `${BASE}?workspace_id=default&type=tokens`)).body.total).toBe(4);
     expect(names((await app.request('GET', BASE, { key: other.key })).body)).toEqual(['p3']);
     expect((await app.request('GET', `${BASE}?workspace_id=default`, { key: other.key })).body).toEqual(
-      error(404, "Workspace not found: 'default'.", 'workspace_id', 'workspace_not_found').body,
+      errorResponse(404, "Workspace not found: 'default'.", 'workspace_id', 'workspace_not_found').body,
     );
   });
 
@@ -327,7 +323,7 @@ describe('GET /v1/policies/usage-limits', () => {
   });
 
   it('any other parameter value: 400 naming the parameter', async () => {
-    const q = (param: string, message: string) => error(400, `Invalid value for query parameter '${param}': ${message}`, param, 'invalid_value');
+    const q = (param: string, message: string) => errorResponse(400, `Invalid value for query parameter '${param}': ${message}`, param, 'invalid_value');
     const cases: Array<[string, { status: number; body: unknown }]> = [
       ['page_size=-1', q('page_size', 'must be an integer between 0 and 1000.')],
       ['page_size=1001', q('page_size', 'must be an integer between 0 and 1000.')],
@@ -340,7 +336,7 @@ describe('GET /v1/policies/usage-limits', () => {
       ['status=deleted', q('status', "must be one of 'active', 'archived'.")],
       ['type=dollars', q('type', "must be one of 'cost', 'tokens'.")],
       ['workspace_id=', q('workspace_id', 'must be a workspace id or slug.')],
-      ['workspace_id=nope', error(404, "Workspace not found: 'nope'.", 'workspace_id', 'workspace_not_found')],
+      ['workspace_id=nope', errorResponse(404, "Workspace not found: 'nope'.", 'workspace_id', 'workspace_not_found')],
     ];
     for (const [query, expected] of cases) {
       const r = await app.request('GET', `${BASE}?${query}`);
@@ -378,17 +374,17 @@ describe('PUT and DELETE /v1/policies/usage-limits/{id}', () => {
   it('every invalid update is a 400 naming the parameter, and changes nothing', async () => {
     const id = await create({ ...minimal, alert_threshold: 50 });
     const cases: Array<[unknown, { status: number; body: unknown }]> = [
-      [{ credit_limit: 40 }, error(400, 'alert_threshold must be less than credit_limit.', 'alert_threshold', 'invalid_value')],
-      [{ credit_limit: -5 }, error(400, 'credit_limit must be a number greater than or equal to 0.', 'credit_limit', 'invalid_value')],
-      [{ credit_limit: null }, error(400, "Invalid type for 'credit_limit': expected a number, but got null instead.", 'credit_limit', 'invalid_type')],
-      [{ alert_threshold: 'x' }, error(400, "Invalid type for 'alert_threshold': expected a number, but got a string instead.", 'alert_threshold', 'invalid_type')],
-      [{ periodic_reset: 'yearly' }, error(400, "Invalid value for 'periodic_reset': must be one of 'monthly', 'weekly'.", 'periodic_reset', 'invalid_value')],
-      [{ name: '  ' }, error(400, "'name' must be a non-empty string.", 'name', null)],
+      [{ credit_limit: 40 }, errorResponse(400, 'alert_threshold must be less than credit_limit.', 'alert_threshold', 'invalid_value')],
+      [{ credit_limit: -5 }, errorResponse(400, 'credit_limit must be a number greater than or equal to 0.', 'credit_limit', 'invalid_value')],
+      [{ credit_limit: null }, errorResponse(400, "Invalid type for 'credit_limit': expected a number, but got null instead.", 'credit_limit', 'invalid_type')],
+      [{ alert_threshold: 'x' }, errorResponse(400, "Invalid type for 'alert_threshold': expected a number, but got a string instead.", 'alert_threshold', 'invalid_type')],
+      [{ periodic_reset: 'yearly' }, errorResponse(400, "Invalid value for 'periodic_reset': must be one of 'monthly', 'weekly'.", 'periodic_reset', 'invalid_value')],
+      [{ name: '  ' }, errorResponse(400, "'name' must be a non-empty string.", 'name', null)],
       [
         { reset_usage_for_value: '' },
-        error(400, "'reset_usage_for_value' must be a non-empty value key (e.g. 'api_key:<id>').", 'reset_usage_for_value', 'invalid_value'),
+        errorResponse(400, "'reset_usage_for_value' must be a non-empty value key (e.g. 'api_key:<id>').", 'reset_usage_for_value', 'invalid_value'),
       ],
-      [{ reset_usage_for_value: 3 }, error(400, "Invalid type for 'reset_usage_for_value': expected a string, but got an integer instead.", 'reset_usage_for_value', 'invalid_type')],
+      [{ reset_usage_for_value: 3 }, errorResponse(400, "Invalid type for 'reset_usage_for_value': expected a string, but got an integer instead.", 'reset_usage_for_value', 'invalid_type')],
     ];
     for (const [body, expected] of cases) await expectError('PUT', `${BASE}/${id}`, body, expected);
     expect((await t.request('GET', `${BASE}/${id}`)).body).toMatchObject({ credit_limit: 100, alert_threshold: 50, name: 'Usage limits policy' });
@@ -427,7 +423,7 @@ describe('PUT and DELETE /v1/policies/usage-limits/{id}', () => {
     expect(got).toMatchObject({ status: 'archived', last_updated_at: clock.now().toISOString() });
     expect((await matchingPolicySpecs(t.app.runtime.fork(), organisationId, req)).map((s) => s.ownerId)).not.toContain(id);
     expect((await t.request('DELETE', `${BASE}/${id}`)).body).toEqual({});
-    await expectError('PUT', `${BASE}/${id}`, { name: 'x' }, error(400, 'Archived usage limits policies cannot be changed.', null, 'policy_archived'));
+    await expectError('PUT', `${BASE}/${id}`, { name: 'x' }, errorResponse(400, 'Archived usage limits policies cannot be changed.', null, 'policy_archived'));
     await expectError('DELETE', `${BASE}/00000000-0000-4000-8000-000000000000`, undefined, NOT_FOUND);
   });
 });

@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { IntegrationSchema } from '../../src/modules/integrations/integration.entity.js';
 import { resolveProvider } from '../../src/modules/integrations/provider-resolution.js';
 import { createTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
+import { error } from '../helpers/errors.js';
 import { createWorkspaceWithKey } from '../helpers/tenants.js';
 
 // Providers (virtual keys): /v1/providers contract, the `local` key out of the box, and
@@ -24,7 +25,6 @@ function expectJson(r: TestResponse, status: number, body: unknown): void {
   expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
 }
 
-const error = (message: string, param: string | null, code: string | null, type = 'invalid_request_error') => ({ error: { message, type, param, code } });
 const resolve = (workspaceId: string, virtualKey: string) => resolveProvider(t.app.runtime.fork(), t.app.runtime, workspaceId, virtualKey);
 
 beforeAll(async () => {

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { error } from '../helpers/errors.js';
 import { BETA, H, assistant, ok, startRun, thread, waitFor, waitingRun, weatherTool } from '../unit/runs/run-fixtures.js';
 
 let t: TestApp;
@@ -11,10 +12,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(() => t.close());
-
-const error = (message: string, param: string | null = null, code: string | null = null) => ({
-  error: { message, type: 'invalid_request_error', param, code },
-});
 
 const submitPath = (threadId: string, runId: string) => `/v1/threads/${threadId}/runs/${runId}/submit_tool_outputs`;
 

@@ -9,6 +9,7 @@ import { ManualClock, unixSeconds } from '../../src/lib/clock.js';
 import { LocalModel } from '../../src/modules/runs/models/local-model.js';
 import type { ModelAdapter } from '../../src/modules/runs/models/model.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { error } from '../helpers/errors.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
 import { BETA, H, assistant, names, ok, parseSse, startRun, thread, useLocalModel, waitFor, weatherTool } from '../unit/runs/run-fixtures.js';
 
@@ -24,9 +25,6 @@ afterAll(() => t.close());
 
 const now = () => unixSeconds(clock.now());
 const get = (path: string, key?: string) => t.request('GET', path, { headers: BETA, key });
-const error = (message: string, param: string | null = null, code: string | null = null) => ({
-  error: { message, type: 'invalid_request_error', param, code },
-});
 const list = (data: { id: string }[], has_more: boolean) => ({
   object: 'list',
   data,
