@@ -3,8 +3,9 @@ import type { Plugin } from 'graphql-yoga';
 import { createRequestContext, maskError, requestIdOf, type RequestContext, type Runtime } from '../schema/index.js';
 import { readLimited } from '../src/http/body-limit.js';
 import { markDataPlane } from '../src/http/data-plane.js';
+import { findInputProblem, type InputProblem } from '../src/http/input-guard.js';
 import { loadOperations, type Operation } from './documents.js';
-import { errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
+import { badRequest, errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
 import type { RestInput, RouteRow, SseEvent } from './route.js';
 import { matchRoute } from './router.js';
 import { routes as defaultRoutes } from './routes.js';
@@ -67,6 +68,11 @@ async function handle(
     return graphQLErrorResponse(maskError(error, requestId, runtime.logger));
   }
 
+  const maxDepth = runtime.config.JSON_MAX_DEPTH;
+  const rawQuery = Object.fromEntries(url.searchParams);
+  const unsafe = findInputProblem(params, maxDepth) ?? findInputProblem(rawQuery, maxDepth);
+  if (unsafe) return problemResponse(unsafe);
+
   const refusal = row.precheck?.({ params, headers: request.headers });
   if (refusal) {
     return errorResponse(refusal.status, { message: refusal.message, type: refusal.type ?? 'invalid_request_error', param: refusal.param ?? null, code: refusal.code });
@@ -74,6 +80,8 @@ async function handle(
 
   const rawBody = await readJsonBody(request, runtime.config.BODY_LIMIT_BYTES);
   if (rawBody instanceof Response) return rawBody;
+  const unsafeBody = findInputProblem(rawBody, maxDepth);
+  if (unsafeBody) return problemResponse(unsafeBody);
 
   let body: unknown = rawBody ?? {};
   if (row.body) {
@@ -81,11 +89,10 @@ async function handle(
     if (!parsed.success) return zodErrorResponse(parsed.error, body, 'body');
     body = parsed.data;
   }
-  let query: unknown = Object.fromEntries(url.searchParams);
+  let query: unknown = rawQuery;
   if (row.query) {
-    const raw = query;
-    const parsed = row.query.safeParse(raw);
-    if (!parsed.success) return zodErrorResponse(parsed.error, raw, 'query');
+    const parsed = row.query.safeParse(rawQuery);
+    if (!parsed.success) return zodErrorResponse(parsed.error, rawQuery, 'query');
     query = parsed.data;
   }
   const input: RestInput = { params, body, query, headers: request.headers };
@@ -131,6 +138,10 @@ async function handle(
     status: context.response.status ?? row.status ?? 200,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
+}
+
+function problemResponse(problem: InputProblem): Response {
+  return badRequest(problem.message, problem.param, problem.code);
 }
 
 function firstField(data: Record<string, unknown> | null | undefined): unknown {

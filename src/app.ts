@@ -1,15 +1,15 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { useGraphQLSSE } from '@graphql-yoga/plugin-graphql-sse';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { RequestContext } from './context.js';
 import type { Config } from './config.js';
 import { limitedParser } from './http/body-limit.js';
+import { graphqlStreamPlugin } from './http/graphql-stream.js';
 import { stampOverhead } from './http/data-plane.js';
 import { opsResponse } from './http/ops.js';
 import { createRuntime, startModules, type Runtime, type RuntimeOptions } from './runtime.js';
 import { domainModules } from './modules/index.js';
 import { bootstrap, type BootstrapResult } from './modules/tenancy/bootstrap.js';
-import { contextOf, createRequestContext, documentErrorsPlugin, maskingPlugin, requestIdOf, schema } from '../schema/index.js';
+import { contextOf, createRequestContext, documentErrorsPlugin, inputGuardPlugin, maskingPlugin, requestIdOf, schema } from '../schema/index.js';
 import { restPlugin } from '../rest/plugin.js';
 
 export interface App {
@@ -43,6 +43,7 @@ export async function createApp(config: Config, options: RuntimeOptions = {}): P
       edgePlugin(runtime),
       maskingPlugin(),
       documentErrorsPlugin(),
+      inputGuardPlugin(config.JSON_MAX_DEPTH),
       EnvelopArmorPlugin({
         maxDepth: { n: config.GRAPHQL_MAX_DEPTH },
         maxAliases: { n: config.GRAPHQL_MAX_ALIASES },
@@ -51,7 +52,7 @@ export async function createApp(config: Config, options: RuntimeOptions = {}): P
         maxDirectives: { n: 50 },
         blockFieldSuggestion: { enabled: false },
       }),
-      useGraphQLSSE({ endpoint: '/graphql/stream' }),
+      graphqlStreamPlugin(runtime, '/graphql/stream'),
       restPlugin({ runtime, schema }),
     ],
   });
@@ -73,7 +74,7 @@ function edgePlugin(runtime: Runtime): Plugin {
   const routeOf = new WeakMap<Request, string>();
   const graphqlTooLarge = () =>
     Response.json(
-      { errors: [{ message: `Request body is larger than the limit of ${runtime.config.BODY_LIMIT_BYTES} bytes.`, extensions: { status: 413, type: 'invalid_request_error', code: 'payload_too_large' } }] },
+      { errors: [{ message: `Request body is larger than the limit of ${runtime.config.BODY_LIMIT_BYTES} bytes.`, extensions: { status: 413, type: 'invalid_request_error', param: null, code: 'payload_too_large' } }] },
       { status: 413 },
     );
   return {

@@ -28,6 +28,8 @@ const schema = z.object({
     .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)')
     .optional(),
   BODY_LIMIT_BYTES: intFromEnv(1024 * 1024, 1),
+  // Deeper JSON would overflow the stack where it is serialised; the ceiling keeps it so.
+  JSON_MAX_DEPTH: intFromEnv(64, 1, 1000),
   API_KEY_CACHE_TTL_MS: intFromEnv(5000, 0, 600_000),
   SHUTDOWN_TIMEOUT_MS: intFromEnv(10_000, 0),
   // A client gets this long to send a request's headers, and then its whole body: slow clients

@@ -142,7 +142,7 @@ describe('HTTP edge cases', () => {
     const big = await post(JSON.stringify({ query: `{ viewer { organisation { id } } } # ${'z'.repeat(300)}` }));
     expect(big.status).toBe(413);
     expect(await big.json()).toEqual({
-      errors: [{ message: 'Request body is larger than the limit of 200 bytes.', extensions: { status: 413, type: 'invalid_request_error', code: 'payload_too_large' } }],
+      errors: [{ message: 'Request body is larger than the limit of 200 bytes.', extensions: { status: 413, type: 'invalid_request_error', param: null, code: 'payload_too_large' } }],
     });
     const small = await post(JSON.stringify({ query: '{ viewer { organisation { id } } }' }));
     expect(small.status).toBe(200);

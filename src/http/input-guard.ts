@@ -1,0 +1,79 @@
+/**
+ * The one rule every client input passes before it can reach the database, at both front doors
+ * (REST path parameters, query values and JSON bodies; GraphQL arguments and variables):
+ *
+ * - no text may hold U+0000 or a lone UTF-16 surrogate: SQLite's SQL text and PostgreSQL's text
+ *   and jsonb cannot hold the first, no UTF-8 column can hold the second (it would be stored as
+ *   U+FFFD, a silent change). This applies to object keys as well as values;
+ * - JSON may nest at most `maxDepth` arrays and objects: serialising deeper values (the JSON
+ *   column type does) recurses once per level and overflows the stack.
+ *
+ * The walk is iterative, so the check itself cannot overflow whatever the input's depth.
+ * Header values need no check: HTTP and the Fetch API refuse NUL in them, and they are byte
+ * strings, so they hold no surrogates.
+ */
+
+export type PathPart = string | number;
+
+export interface InputProblem {
+  /** Where the problem is, in wire terms (`tool_resources.code_interpreter.file_ids[0]`); null for the whole input. */
+  param: string | null;
+  message: string;
+  code: 'invalid_character' | 'nesting_too_deep';
+}
+
+const UNSAFE_CHARACTER = /[\u0000\p{Cs}]/u;
+
+/** The unsafe character in `text`, named for a message (`U+0000`), or null when there is none. */
+function unsafeCharacterIn(text: string): string | null {
+  const match = UNSAFE_CHARACTER.exec(text);
+  return match ? `U+${match[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}` : null;
+}
+
+/** `['tool_outputs', 0, 'output']` → `tool_outputs[0].output` */
+function paramPath(path: ReadonlyArray<PathPart>): string | null {
+  const out = path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part), '');
+  return out || null;
+}
+
+function characterProblem(path: ReadonlyArray<PathPart>, character: string, inKey = false): InputProblem {
+  const param = paramPath(path);
+  const problem = `the character ${character}, which text may not hold`;
+  if (!inKey) return { param, code: 'invalid_character', message: `Invalid value for '${param ?? ''}': it contains ${problem}.` };
+  const where = param ? ` in '${param}'` : '';
+  return { param, code: 'invalid_character', message: `Invalid parameter name${where}: it contains ${problem}.` };
+}
+
+function depthProblem(path: ReadonlyArray<PathPart>, maxDepth: number): InputProblem {
+  // The top-level parameter names the problem well enough; the full path would be as deep as the value.
+  const param = paramPath(path.slice(0, 1));
+  const where = param ? `'${param}'` : 'The request body';
+  return { param, code: 'nesting_too_deep', message: `Invalid value for ${where}: JSON may nest at most ${maxDepth} levels of arrays and objects.` };
+}
+
+/**
+ * The first problem in a parsed JSON value (or a record of strings, such as path parameters),
+ * or null. `path` is where `value` sits in the request; the depth counts from `value` itself.
+ */
+export function findInputProblem(value: unknown, maxDepth: number, path: PathPart[] = []): InputProblem | null {
+  const stack: Array<{ value: unknown; path: PathPart[]; depth: number }> = [{ value, path, depth: 0 }];
+  while (stack.length) {
+    const item = stack.pop()!;
+    if (typeof item.value === 'string') {
+      const character = unsafeCharacterIn(item.value);
+      if (character) return characterProblem(item.path, character);
+      continue;
+    }
+    if (typeof item.value !== 'object' || item.value === null) continue;
+    const depth = item.depth + 1;
+    if (depth > maxDepth) return depthProblem(item.path, maxDepth);
+    const entries: Array<[PathPart, unknown]> = Array.isArray(item.value) ? item.value.map((v, i) => [i, v]) : Object.entries(item.value);
+    for (const [key] of entries) {
+      const character = typeof key === 'string' ? unsafeCharacterIn(key) : null;
+      if (character) return characterProblem(item.path, character, true);
+    }
+    // Pushed in reverse so the first offending entry in document order is the one reported.
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i][1], path: [...item.path, entries[i][0]], depth });
+  }
+  return null;
+}
