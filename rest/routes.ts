@@ -5,6 +5,7 @@ import { collectionsRoutes } from './routes/collections.js';
 import { guardrailsRoutes } from './routes/guardrails.js';
 import { integrationsRoutes } from './routes/integrations.js';
 import { policiesRoutes } from './routes/policies.js';
+import { requestLogRoutes } from './routes/request-log.js';
 import { runsRoutes } from './routes/runs.js';
 
 /**
@@ -20,4 +21,5 @@ export const routes: RouteRow[] = [
   ...guardrailsRoutes,
   ...runsRoutes,
   ...chatRoutes,
+  ...requestLogRoutes,
 ];
