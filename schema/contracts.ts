@@ -3,6 +3,6 @@
  * schemas it validates bodies with, the one formatter of their failures, and the wire → GraphQL
  * key mapping.
  */
-export { contractError, INT32_MAX } from '../src/lib/contract.js';
+export { contractError, INT32_MAX, queryInteger } from '../src/lib/contract.js';
 export * as runsContract from '../src/modules/runs/runs.contract.js';
 export { graphqlInput } from './contract-input.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INT32_MAX, runsContract as contract } from '../../schema/contracts.js';
+import { queryInteger, runsContract as contract } from '../../schema/contracts.js';
 
 /*
  * Runs: each body is its operation's contract (src/modules/runs/runs.contract.ts, the same schema
@@ -16,7 +16,7 @@ export const createThreadAndRunBody = contract.createThreadAndRunContract.extend
 export const submitToolOutputsBody = contract.submitToolOutputsContract.extend(stream);
 
 export const listQuery = z.object({
-  limit: z.coerce.number().int().optional(),
+  limit: queryInteger().optional(),
   order: z.string().optional(),
   after: z.string().optional(),
   before: z.string().optional(),
@@ -25,5 +25,5 @@ export const listQuery = z.object({
 export const listMessagesQuery = listQuery.extend({ run_id: z.string().optional() });
 
 export const eventsQuery = z.object({
-  after: z.coerce.number().int().min(0).max(INT32_MAX).optional(),
+  after: queryInteger({ min: 0 }).optional(),
 });

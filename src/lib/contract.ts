@@ -181,6 +181,17 @@ export function integer(options: { min?: number; max?: number } = {}) {
   return z.number().int().superRefine(bounds('integer', Math.max(options.min ?? INT32_MIN, INT32_MIN), Math.min(options.max ?? INT32_MAX, INT32_MAX)));
 }
 
+/** A query-string integer: digits (a sign allowed, so -1 reaches the range check), then `integer`. */
+export function queryInteger(options: { min?: number; max?: number } = {}) {
+  return z
+    .string()
+    .superRefine((value, ctx) => {
+      if (!/^-?\d{1,16}$/.test(value)) addWireIssue(ctx, 'invalid_type', `Invalid type for '${wirePath(ctx.path)}': expected an integer, but got '${value}' instead.`, { whole: true });
+    })
+    .transform(Number)
+    .pipe(integer(options));
+}
+
 /** A number in [min, max] (both inclusive). */
 export function decimal(min: number, max: number) {
   return z.number().superRefine(bounds('decimal', min, max));
