@@ -206,7 +206,7 @@ describe('POST /v1/collections', () => {
   it('bad input: 400 or 404 naming the parameter, never a 500', async () => {
     const archived = await create({ name: 'Archived parent' });
     await t.request('DELETE', `/v1/collections/${archived.id}`);
-    const cases: Array<[unknown, ReturnType<typeof error>]> = [
+    const cases: Array<[unknown, ReturnType<typeof errorResponse>]> = [
       [{}, errorResponse(400, "Missing required parameter: 'name'.", 'name', 'missing_required_parameter')],
       [{ name: 42 }, errorResponse(400, "Invalid type for 'name': expected a string, but got an integer instead.", 'name', 'invalid_type')],
       [{ name: '' }, errorResponse(400, "'name' must be a non-empty string.", 'name', null)],
@@ -334,7 +334,7 @@ describe('GET /v1/collections', () => {
   });
 
   it('bad paging and unknown workspaces: 400 or 404 naming the parameter', async () => {
-    const cases: Array<[string, ReturnType<typeof error>]> = [
+    const cases: Array<[string, ReturnType<typeof errorResponse>]> = [
       ['current_page=-1', errorResponse(400, "'current_page' must be an integer of 0 or more.", 'current_page', 'invalid_value')],
       ['page_size=-1', errorResponse(400, "'page_size' must be an integer from 0 to 1000.", 'page_size', 'invalid_value')],
       ['page_size=1001', errorResponse(400, "'page_size' must be an integer from 0 to 1000.", 'page_size', 'invalid_value')],
@@ -363,7 +363,7 @@ describe('PUT /v1/collections/{collectionId}', () => {
 
   it('bad names, unknown and archived collections', async () => {
     const c = await create({ name: 'Rename target' });
-    const cases: Array<[string, unknown, ReturnType<typeof error>]> = [
+    const cases: Array<[string, unknown, ReturnType<typeof errorResponse>]> = [
       [c.id, {}, errorResponse(400, "Missing required parameter: 'name'.", 'name', 'missing_required_parameter')],
       [c.id, { name: '' }, errorResponse(400, "'name' must be a non-empty string.", 'name', null)],
       [c.id, { name: 'y'.repeat(256) }, errorResponse(400, "'name' must be at most 255 characters.", 'name', null)],
