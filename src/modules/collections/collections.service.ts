@@ -1,9 +1,10 @@
-import { UniqueConstraintViolationException, raw, type EntityManager, type FilterQuery } from '@mikro-orm/core';
+import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/core';
 import type { Principal } from '../../auth/principal.js';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { isUuid, uuid } from '../../lib/ids.js';
+import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import type { Runtime } from '../../runtime.js';
 import { validateName } from '../tenancy/tenancy.service.js';
 import type { Workspace } from '../tenancy/workspace.entity.js';
@@ -90,20 +91,6 @@ export async function freeSlug(em: EntityManager, entity: 'collection' | 'prompt
     [workspaceId, base, `${base}-%`],
   );
   return firstFreeSlug(base, taken.map((row) => row.slug));
-}
-
-/**
- * Two writers can pick the same free slug (on PostgreSQL; SQLite runs one transaction at a time):
- * the unique index refuses the second, which then tries again with a fresh slug.
- */
-export async function retryOnSlugConflict<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!(error instanceof UniqueConstraintViolationException) || attempt >= attempts) throw error;
-    }
-  }
 }
 
 export async function insertCollection(

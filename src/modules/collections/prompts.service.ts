@@ -4,7 +4,8 @@ import type { ServiceContext } from '../../context.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { uuid } from '../../lib/ids.js';
 import { validateName } from '../tenancy/tenancy.service.js';
-import { findCollection, findVisible, freeSlug, retryOnSlugConflict } from './collections.service.js';
+import { retryOnSlugConflict } from '../../lib/slug-retry.js';
+import { findCollection, findVisible, freeSlug } from './collections.service.js';
 import { PromptVersionSchema } from './prompt-version.entity.js';
 import { PromptSchema, type Prompt } from './prompt.entity.js';
 

@@ -4,6 +4,7 @@ import type { ServiceContext } from '../../context.js';
 import { BadRequestError, ConflictError } from '../../errors.js';
 import { encryptSecret, maskSecret } from '../../lib/crypto.js';
 import { slugify, uuid } from '../../lib/ids.js';
+import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import type { Runtime } from '../../runtime.js';
 import { validateName } from '../tenancy/tenancy.service.js';
 import { WorkspaceSchema, type Workspace } from '../tenancy/workspace.entity.js';
@@ -162,28 +163,32 @@ export async function createIntegration(ctx: ServiceContext, input: CreateIntegr
   // Validated before anything is written, so a bad value leaves no trace.
   applyConfigurations({ ...EMPTY_CONFIGURATIONS }, input.configurations);
   sealKey(input.key ?? null, ctx.runtime);
-  let slug: string;
-  if (input.slug != null) {
-    slug = validateSlug(input.slug);
-    if (await ctx.em.count(IntegrationSchema, { organisationId, activeSlug: slug })) throw conflict(slug);
-  } else {
-    slug = await uniqueIntegrationSlug(ctx.em, organisationId, slugify(name, 'integration'));
-  }
+  const requested = input.slug != null ? validateSlug(input.slug) : null;
   try {
-    return await ctx.em.transactional((tx) =>
-      insertIntegration(tx, ctx.runtime, {
-        organisationId,
-        name,
-        slug,
-        description,
-        aiProviderId: input.aiProviderId as AiProviderId,
-        key: input.key ?? null,
-        configurations: input.configurations,
+    // The slug is picked inside the insert's transaction (see retryOnSlugConflict).
+    return await retryOnSlugConflict(() =>
+      ctx.em.transactional(async (tx) => {
+        let slug: string;
+        if (requested !== null) {
+          slug = requested;
+          if (await tx.count(IntegrationSchema, { organisationId, activeSlug: slug })) throw conflict(slug);
+        } else {
+          slug = await uniqueIntegrationSlug(tx, organisationId, slugify(name, 'integration'));
+        }
+        return insertIntegration(tx, ctx.runtime, {
+          organisationId,
+          name,
+          slug,
+          description,
+          aiProviderId: input.aiProviderId as AiProviderId,
+          key: input.key ?? null,
+          configurations: input.configurations,
+        });
       }),
     );
   } catch (error) {
-    // Another request (or process) took the slug between the check and the insert.
-    if (error instanceof UniqueConstraintViolationException) throw conflict(slug);
+    // A requested slug another process took between the check and the insert.
+    if (error instanceof UniqueConstraintViolationException && requested !== null) throw conflict(requested);
     throw error;
   }
 }

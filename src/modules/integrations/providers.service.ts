@@ -3,6 +3,7 @@ import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, ConflictError, NotFoundError, PermissionError } from '../../errors.js';
 import { uuid } from '../../lib/ids.js';
+import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import type { Runtime } from '../../runtime.js';
 import { validateName } from '../tenancy/tenancy.service.js';
 import type { Workspace } from '../tenancy/workspace.entity.js';
@@ -125,39 +126,41 @@ export async function createProvider(ctx: ServiceContext, input: CreateProviderI
       { code: 'integration_disabled' },
     );
   }
-  let slug: string;
-  if (input.slug != null) {
-    slug = validateSlug(input.slug);
-    if (await ctx.em.count(ProviderSchema, { workspaceId: workspace.id, activeSlug: slug })) throw conflict(slug);
-  } else {
-    slug = await uniqueProviderSlug(ctx.em, workspace.id, integration.slug);
-  }
-  const now = ctx.runtime.clock.now();
-  const provider = ctx.em.create(ProviderSchema, {
-    id: uuid(),
-    organisationId: ctx.principal.organisationId,
-    workspaceId: workspace.id,
-    integrationId: integration.id,
-    slug,
-    activeSlug: slug,
-    name,
-    note,
-    status: 'active',
-    inputGuardrails,
-    outputGuardrails,
-    createdAt: now,
-    updatedAt: now,
-  });
+  const requested = input.slug != null ? validateSlug(input.slug) : null;
   try {
-    await ctx.em.flush();
+    // The slug is picked inside the insert's transaction (see retryOnSlugConflict).
+    return await retryOnSlugConflict(() =>
+      ctx.em.transactional(async (tx) => {
+        let slug: string;
+        if (requested !== null) {
+          slug = requested;
+          if (await tx.count(ProviderSchema, { workspaceId: workspace.id, activeSlug: slug })) throw conflict(slug);
+        } else {
+          slug = await uniqueProviderSlug(tx, workspace.id, integration.slug);
+        }
+        const now = ctx.runtime.clock.now();
+        return tx.create(ProviderSchema, {
+          id: uuid(),
+          organisationId: ctx.principal.organisationId,
+          workspaceId: workspace.id,
+          integrationId: integration.id,
+          slug,
+          activeSlug: slug,
+          name,
+          note,
+          status: 'active',
+          inputGuardrails,
+          outputGuardrails,
+          createdAt: now,
+          updatedAt: now,
+        });
+      }),
+    );
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) {
-      ctx.em.clear();
-      throw conflict(slug);
-    }
+    // A requested slug another process took between the check and the insert.
+    if (error instanceof UniqueConstraintViolationException && requested !== null) throw conflict(requested);
     throw error;
   }
-  return provider;
 }
 
 export interface ListProvidersInput extends PageInput {

@@ -5,6 +5,7 @@ import { requireOrganisationKey, resolveWorkspace } from '../../auth/tenancy.js'
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, ConflictError, NotFoundError, PermissionError } from '../../errors.js';
 import { isUuid, slugify, uuid } from '../../lib/ids.js';
+import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import type { Runtime } from '../../runtime.js';
 import { ApiKeySchema, type ApiKey, type ApiKeyType } from './api-key.entity.js';
 import { OrganisationSchema, type Organisation } from './organisation.entity.js';
@@ -71,7 +72,8 @@ export async function createWorkspace(
   input: { name: string; slug?: string | null; description?: string | null },
 ): Promise<Workspace> {
   requireOrganisationKey(ctx.principal, 'create workspaces');
-  return ctx.em.transactional((em) => insertWorkspace(em, ctx.runtime, { ...input, organisationId: ctx.principal.organisationId }));
+  // The slug is picked inside the insert's transaction (see retryOnSlugConflict).
+  return retryOnSlugConflict(() => ctx.em.transactional((em) => insertWorkspace(em, ctx.runtime, { ...input, organisationId: ctx.principal.organisationId })));
 }
 
 export async function listWorkspaces(ctx: ServiceContext): Promise<Workspace[]> {
