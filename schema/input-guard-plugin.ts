@@ -9,10 +9,11 @@ import { findInputProblem, type InputProblem, type PathPart } from '../src/http/
  * variable (`input.name`), and nothing runs.
  */
 export function inputGuardPlugin(maxDepth: number): Plugin {
-  const refuseVariables = (variables: unknown, stop: (result: { errors: GraphQLError[] }) => void) => {
-    // The variables object is a level of its own; a variable's value may nest maxDepth levels.
-    const problem = findInputProblem(variables ?? {}, maxDepth + 1);
-    if (problem) stop({ errors: [problemError(problem)] });
+  const refuseVariables = (variables: Readonly<Record<string, unknown>> | null | undefined, stop: (result: { errors: GraphQLError[] }) => void) => {
+    for (const [name, value] of Object.entries(variables ?? {})) {
+      const problem = findInputProblem(value, maxDepth, [name]);
+      if (problem) return stop({ errors: [problemError(problem)] });
+    }
   };
   return {
     onValidate({ addValidationRule }) {

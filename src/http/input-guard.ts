@@ -36,19 +36,24 @@ function paramPath(path: ReadonlyArray<PathPart>): string | null {
   return out || null;
 }
 
+/** How a message names where the problem is: the parameter, or the body when it is the whole input. */
+function subject(param: string | null): string {
+  return param ? `Invalid value for '${param}'` : 'Invalid request body';
+}
+
 function characterProblem(path: ReadonlyArray<PathPart>, character: string, inKey = false): InputProblem {
   const param = paramPath(path);
   const problem = `the character ${character}, which text may not hold`;
-  if (!inKey) return { param, code: 'invalid_character', message: `Invalid value for '${param ?? ''}': it contains ${problem}.` };
+  if (!inKey) return { param, code: 'invalid_character', message: `${subject(param)}: it contains ${problem}.` };
   const where = param ? ` in '${param}'` : '';
   return { param, code: 'invalid_character', message: `Invalid parameter name${where}: it contains ${problem}.` };
 }
 
 function depthProblem(path: ReadonlyArray<PathPart>, maxDepth: number): InputProblem {
-  // The top-level parameter names the problem well enough; the full path would be as deep as the value.
-  const param = paramPath(path.slice(0, 1));
-  const where = param ? `'${param}'` : 'The request body';
-  return { param, code: 'nesting_too_deep', message: `Invalid value for ${where}: JSON may nest at most ${maxDepth} levels of arrays and objects.` };
+  // The top-level parameter names the problem well enough (the full path would be as deep as the
+  // value); a body that is itself an array has none.
+  const param = typeof path[0] === 'string' ? path[0] : null;
+  return { param, code: 'nesting_too_deep', message: `${subject(param)}: JSON may nest at most ${maxDepth} levels of arrays and objects.` };
 }
 
 /**
