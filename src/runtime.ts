@@ -1,9 +1,8 @@
 import type { AnyEntity, EntityManager, EntitySchema } from '@mikro-orm/core';
-import type { MikroORM } from '@mikro-orm/sqlite';
 import type { DestinationStream } from 'pino';
 import { ApiKeyCache } from './auth/api-keys.js';
 import { sqliteFile, type Config } from './config.js';
-import { openOrm } from './db/orm.js';
+import { openOrm, type Orm } from './db/orm.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { Metrics } from './lib/metrics.js';
@@ -15,7 +14,7 @@ import type { Workspace } from './modules/tenancy/workspace.entity.js';
 /** Everything long-lived that one app instance owns. Requests and jobs reach it through their context. */
 export interface Runtime {
   config: Config;
-  orm: MikroORM;
+  orm: Orm;
   logger: Logger;
   clock: Clock;
   pubsub: PubSub;
