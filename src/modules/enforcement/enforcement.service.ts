@@ -24,7 +24,7 @@ import { workspaceAccessLimitSpec } from '../integrations/usage-limits.js';
 import { reserveForRequest } from '../policies/request-usage.js';
 import type { Admission, ModelWorkContext, ModelWorkRequest, OutputCheckInput, OutputVerdict, RunSummary } from '../runs/admission.js';
 import { MessageSchema } from '../runs/message.entity.js';
-import { countTokens } from '../runs/models/tokens.js';
+import { tokenUpperBounds } from '../runs/models/tokens.js';
 import { nextOrdinal } from '../runs/ordinal.js';
 import { RunStepSchema } from '../runs/run-step.entity.js';
 import { RunSchema, type RunUsage } from '../runs/run.entity.js';
@@ -157,11 +157,11 @@ function scheduleAsync(ctx: ModelWorkContext, evaluation: RequestEvaluation): vo
  * completion budget.
  */
 async function estimateRequest(em: EntityManager, request: ModelWorkRequest): Promise<{ prompt_tokens: number; completion_tokens: number }> {
-  const parts: number[] = [countTokens(request.instructions ?? ''), countTokens(request.inputText)];
+  const texts: string[] = [request.instructions ?? '', request.inputText];
   let completionUsed = 0;
   if (request.threadId) {
     const messages = await em.find(MessageSchema, { threadId: request.threadId }, { fields: ['content'] });
-    for (const m of messages) parts.push(countTokens(textOf(m.content)));
+    for (const m of messages) texts.push(textOf(m.content));
   }
   if (request.runId) {
     const [steps, run] = await Promise.all([
@@ -170,11 +170,12 @@ async function estimateRequest(em: EntityManager, request: ModelWorkRequest): Pr
     ]);
     for (const step of steps) {
       if (step.stepDetails.type !== 'tool_calls') continue;
-      for (const call of step.stepDetails.tool_calls) parts.push(countTokens(call.function.output ?? ''));
+      for (const call of step.stepDetails.tool_calls) texts.push(call.function.output ?? '');
     }
     completionUsed = run?.completionTokens ?? 0;
   }
-  return estimateTokens({ promptParts: parts, maxCompletionTokens: request.maxCompletionTokens ?? null, completionTokensUsed: completionUsed });
+  // Bounds, not exact counts: exact counting of a large thread would hold the event loop.
+  return estimateTokens({ promptParts: tokenUpperBounds(texts), maxCompletionTokens: request.maxCompletionTokens ?? null, completionTokensUsed: completionUsed });
 }
 
 /** Each spec's bucket usage right after the reservation (one query per spec; specs are few). */

@@ -5,7 +5,9 @@
 // estimate is deliberately an upper bound of what the gateway will bill:
 //   prompt     = tokens of everything the model may read (instructions, the thread's messages, the
 //                run's tool outputs, the request's new text) + PER_MESSAGE_TOKENS per message +
-//                PRIMING_TOKENS (what chat APIs add around messages);
+//                PRIMING_TOKENS (what chat APIs add around messages); each text's tokens are
+//                counted exactly up to a budget of characters and bounded by its UTF-8 byte length
+//                beyond it (`tokenUpperBounds`), so a large thread costs no tokenizer time;
 //   completion = the run's remaining `max_completion_tokens`, or DEFAULT_COMPLETION_ESTIMATE when
 //                the run has none. Set `max_completion_tokens` for a hard cap with real models.
 import type { RunUsage } from '../runs/run.entity.js';
@@ -15,7 +17,7 @@ export const PER_MESSAGE_TOKENS = 4;
 export const PRIMING_TOKENS = 3;
 
 export interface EstimateInput {
-  /** Token counts of each text the model may read (instructions, messages, tool outputs, new input). */
+  /** Token counts, or upper bounds of them, of each text the model may read (instructions, messages, tool outputs, new input). */
   promptParts: number[];
   /** The run's `max_completion_tokens` (null: unbounded). */
   maxCompletionTokens: number | null;

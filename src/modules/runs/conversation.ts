@@ -1,7 +1,7 @@
 /**
  * What the model reads for a run: the instructions, the thread's messages and the run's finished
  * tool rounds, in the order they happened, cut by `truncation_strategy` and `max_prompt_tokens`.
- * Pure: rows in, chat messages out.
+ * Pure: rows in, chat messages out (async only because token counting yields to the event loop).
  */
 import type { ChatMessage, FunctionTool, ToolChoice as ModelToolChoice } from './models/model.js';
 import { countPromptTokens } from './models/tokens.js';
@@ -34,7 +34,7 @@ export type Conversation = { ok: true; messages: ChatMessage[] } | { ok: false; 
  * separated from its output) until the prompt fits; if even the newest one alone does not fit,
  * the run cannot start: `max_prompt_tokens`.
  */
-export function buildConversation(input: ConversationInput): Conversation {
+export async function buildConversation(input: ConversationInput): Promise<Conversation> {
   let messages = [...input.messages].sort((a, b) => a.ordinal - b.ordinal);
   if (input.truncation.type === 'last_messages') messages = messages.slice(-input.truncation.last_messages);
   const from = messages.length > 0 ? messages[0].ordinal : -Infinity;
@@ -55,11 +55,16 @@ export function buildConversation(input: ConversationInput): Conversation {
   const system: ChatMessage[] = input.instructions ? [{ role: 'system', content: input.instructions }] : [];
   const flatten = (list: Unit[]) => [...system, ...list.flatMap((u) => u.chat)];
   if (input.maxPromptTokens !== null) {
-    while (units.length > 0 && countPromptTokens(flatten(units)) > input.maxPromptTokens) {
+    // Each unit is counted once (counting is the costly part), then the oldest go until it fits.
+    const unitTokens: number[] = [];
+    for (const unit of units) unitTokens.push(await countPromptTokens(unit.chat));
+    let total = (await countPromptTokens(system)) + unitTokens.reduce((sum, n) => sum + n, 0);
+    while (units.length > 0 && total > input.maxPromptTokens) {
       if (units.length === 1) return { ok: false, reason: 'max_prompt_tokens' };
       units.shift();
+      total -= unitTokens.shift()!;
     }
-    if (countPromptTokens(flatten(units)) > input.maxPromptTokens) return { ok: false, reason: 'max_prompt_tokens' };
+    if (total > input.maxPromptTokens) return { ok: false, reason: 'max_prompt_tokens' };
   }
   return { ok: true, messages: flatten(units) };
 }

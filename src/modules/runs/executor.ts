@@ -206,7 +206,7 @@ class RunJob {
       em.find(MessageSchema, { threadId: run.threadId }, { orderBy: { ordinal: 'asc' } }),
       em.find(RunStepSchema, { runId: run.id, type: 'tool_calls', status: 'completed' }, { orderBy: { ordinal: 'asc' } }),
     ]);
-    const conversation = buildConversation({
+    const conversation = await buildConversation({
       instructions: run.instructions,
       messages: messages.map((m) => ({ ordinal: m.ordinal, role: m.role, text: textOf(m.content) })),
       toolRounds: steps.flatMap((s) =>

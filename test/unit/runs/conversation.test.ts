@@ -4,8 +4,8 @@ import { buildConversation, functionTools, modelToolChoice } from '../../../src/
 const auto = { type: 'auto' as const, last_messages: null };
 
 describe('buildConversation', () => {
-  it('orders messages and tool rounds by when they happened, instructions first', () => {
-    const result = buildConversation({
+  it('orders messages and tool rounds by when they happened, instructions first', async () => {
+    const result = await buildConversation({
       instructions: 'sys',
       messages: [
         { ordinal: 3, role: 'assistant', text: 'done' },
@@ -27,8 +27,8 @@ describe('buildConversation', () => {
     });
   });
 
-  it('last_messages keeps the last n messages and later tool rounds', () => {
-    const result = buildConversation({
+  it('last_messages keeps the last n messages and later tool rounds', async () => {
+    const result = await buildConversation({
       instructions: '',
       messages: [1, 2, 3].map((n) => ({ ordinal: n * 10, role: 'user' as const, text: `m${n}` })),
       toolRounds: [{ ordinal: 5, calls: [{ id: 'c', name: 'f', arguments: '{}', output: 'old' }] }],
@@ -38,9 +38,9 @@ describe('buildConversation', () => {
     expect(result.ok && result.messages.map((m) => m.content)).toEqual(['m2', 'm3']);
   });
 
-  it('max_prompt_tokens drops the oldest units; a single unit too large fails', () => {
+  it('max_prompt_tokens drops the oldest units; a single unit too large fails', async () => {
     const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
-    const fits = buildConversation({
+    const fits = await buildConversation({
       instructions: '',
       messages: [
         { ordinal: 1, role: 'user', text: words(300) },
@@ -51,7 +51,7 @@ describe('buildConversation', () => {
       maxPromptTokens: 256,
     });
     expect(fits.ok && fits.messages.map((m) => m.content)).toEqual(['short question']);
-    const tooBig = buildConversation({ instructions: '', messages: [{ ordinal: 1, role: 'user', text: words(400) }], toolRounds: [], truncation: auto, maxPromptTokens: 256 });
+    const tooBig = await buildConversation({ instructions: '', messages: [{ ordinal: 1, role: 'user', text: words(400) }], toolRounds: [], truncation: auto, maxPromptTokens: 256 });
     expect(tooBig).toEqual({ ok: false, reason: 'max_prompt_tokens' });
   });
 });

@@ -13,7 +13,7 @@ import {
   type ModelRequest,
   type ToolCall,
 } from './model.js';
-import { countPromptTokens, countToolCallTokens, decodePieces, encodeText } from './tokens.js';
+import { countPromptTokens, countToolCallTokens, decodePieces, encodeTextAsync } from './tokens.js';
 
 export interface LocalModelOptions {
   /** Pause before each text delta, so tests can observe a stream in flight. Default 0. */
@@ -34,7 +34,7 @@ export class LocalModel implements ModelAdapter {
   async *stream(req: ModelRequest): AsyncGenerator<ModelEvent> {
     const { signal } = req;
     throwIfAborted(signal);
-    const promptTokens = countPromptTokens(req.messages);
+    const promptTokens = await countPromptTokens(req.messages);
     const lastUser = req.messages.findLastIndex((m) => m.role === 'user');
     const userText = lastUser >= 0 ? req.messages[lastUser].content : '';
     const toolResults = req.messages.slice(lastUser + 1).filter((m) => m.role === 'tool');
@@ -44,7 +44,7 @@ export class LocalModel implements ModelAdapter {
     if (toolResults.length === 0) {
       const calls = selectToolCalls(req, userText);
       if (calls.length > 0) {
-        const completion = countToolCallTokens(calls);
+        const completion = await countToolCallTokens(calls);
         yield { type: 'tool_calls', calls };
         yield { type: 'done', finishReason: 'tool_calls', usage: usage(promptTokens, completion) };
         return;
@@ -55,7 +55,7 @@ export class LocalModel implements ModelAdapter {
       toolResults.length > 0 ? describeToolResults(req.messages, toolResults) : `You said: ${userText}`;
     if (isJsonMode(req.responseFormat)) answer = JSON.stringify({ message: answer });
 
-    const all = encodeText(answer);
+    const all = await encodeTextAsync(answer);
     const limit = req.maxCompletionTokens;
     const truncated = limit !== null && all.length > limit;
     const tokens = truncated ? all.slice(0, limit) : all;

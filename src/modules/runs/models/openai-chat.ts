@@ -19,7 +19,7 @@ import {
   type Usage,
 } from './model.js';
 import { redactSecrets } from '../../../lib/redact.js';
-import { countPromptTokens, countTokens, countToolCallTokens } from './tokens.js';
+import { countPromptTokens, countTokensAsync, countToolCallTokens } from './tokens.js';
 
 /** How much of an upstream error message is read, and how much of it is shown. */
 const UPSTREAM_TEXT_SCAN = 4000;
@@ -152,7 +152,7 @@ export class OpenAIChatModel implements ModelAdapter {
       const calls = finish === 'length' ? [] : assembleCalls(slots);
       const finishReason: FinishReason = finish === 'length' ? 'length' : calls.length > 0 ? 'tool_calls' : 'stop';
       if (calls.length > 0) yield { type: 'tool_calls', calls };
-      usage ??= estimateUsage(req.messages, text, calls);
+      usage ??= await estimateUsage(req.messages, text, calls);
       yield { type: 'done', finishReason, usage };
     } catch (error) {
       if (req.signal?.aborted) throw abortReason(req.signal);
@@ -279,9 +279,9 @@ function assembleCalls(slots: readonly { id: string; name: string; arguments: st
     });
 }
 
-function estimateUsage(messages: readonly ChatMessage[], text: string, calls: readonly ToolCall[]): Usage {
-  const prompt = countPromptTokens(messages);
-  const completion = countTokens(text) + countToolCallTokens(calls);
+async function estimateUsage(messages: readonly ChatMessage[], text: string, calls: readonly ToolCall[]): Promise<Usage> {
+  const prompt = await countPromptTokens(messages);
+  const completion = (await countTokensAsync(text)) + (await countToolCallTokens(calls));
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
