@@ -241,7 +241,7 @@ function defined<T extends Record<string, unknown>>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v != null)) as Partial<T>;
 }
 
-/** GraphQL input → the wire shape CONTRACT §8 and validate.ts speak. */
+/** GraphQL input → the wire shape REST bodies and validate.ts speak. */
 function wireChecks(checks: Maybe<CheckIn[]>): unknown {
   return checks?.map((c) => defined({ id: c.id, name: c.name, is_enabled: c.isEnabled, parameters: c.parameters }));
 }
@@ -262,7 +262,7 @@ builder.mutationFields((t) => ({
   }),
   updateGuardrail: t.field({
     type: GuardrailRef,
-    description: 'Changes a guardrail by writing a new version (CONTRACT §8).',
+    description: 'Changes a guardrail by writing a new version; what is omitted stays as it is.',
     args: {
       idOrSlug: t.arg.string({ required: true, description: 'UUID or slug.' }),
       input: t.arg({ type: UpdateGuardrailInput, required: true, description: 'What changes.' }),

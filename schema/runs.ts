@@ -27,7 +27,7 @@ import { contractInputType, parseInput } from './contract-input.js';
 const POLL_AFTER_MS = '250';
 
 export const RunStatusEnum = builder.enumType('RunStatus', {
-  description: 'Where a run is in its lifecycle (CONTRACT §4).',
+  description: 'Where a run is in its lifecycle.',
   values: Object.fromEntries(RUN_STATUSES.map((status) => [status, { description: `The run is ${status.replace('_', ' ')}.` }])) as Record<
     (typeof RUN_STATUSES)[number],
     { description: string }
@@ -208,7 +208,7 @@ const RunStepListRef = listRef<RunStepObject>('RunStepList', RunStepRef, 'run st
 const MessageListRef = listRef<MessageObject>('MessageList', MessageRef, 'messages');
 
 export const RunRef = builder.objectRef<RunView>('Run').implement({
-  description: 'A run of an assistant on a thread (`thread.run`). Every field of interface.md §2.1 is always present.',
+  description: 'A run of an assistant on a thread (`thread.run`). Every field is always present, nullable ones as null.',
   fields: (t) => ({
     id: t.exposeString('id', { description: '`run_` + 24 alphanumerics.' }),
     object: t.exposeString('object', { description: 'Always `thread.run`.' }),

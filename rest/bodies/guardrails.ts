@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Guardrail bodies in wire terms (CONTRACT §8, interface.md §2.8). Only shapes are checked here;
+ * Guardrail bodies in wire terms (docs/contract.md#guardrails). Only shapes are checked here;
  * what a check id and its parameters must be is the service's judgement (one place for REST and
  * GraphQL), so that errors name `checks[0].parameters.jwksUri`.
  */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// Wire shapes of the usage-limits policy routes (CONTRACT §6). Types and enums are checked here;
+// Wire shapes of the usage-limits policy routes (docs/contract.md#usage-limit-policies). Types and enums are checked here;
 // rules over values (known condition keys, limits, workspaces) are the service's, so GraphQL
 // callers get the same answers. Unknown keys are ignored. Key order decides which problem is
 // reported first.

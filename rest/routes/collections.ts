@@ -1,7 +1,7 @@
 import { createCollectionBody, getCollectionQuery, listCollectionsQuery, updateCollectionBody } from '../bodies/collections.js';
 import type { RouteRow } from '../route.js';
 
-/** Collections (CONTRACT §5): `{collectionId}` is a UUID or a slug. */
+/** Collections: `{collectionId}` is a UUID or a slug. */
 export const collectionsRoutes: RouteRow[] = [
   {
     method: 'POST',

@@ -17,7 +17,7 @@ function wireGuardrail(guardrail: { checks: Array<Record<string, unknown>> }) {
   return { ...guardrail, checks: guardrail.checks.map(({ id, name, ...rest }) => (name == null ? { id, ...rest } : { id, name, ...rest })) };
 }
 
-/** Guardrails (CONTRACT §8): the portkey-ai SDK's guardrails.create/list/retrieve/update/delete. */
+/** Guardrails: the portkey-ai SDK's guardrails.create/list/retrieve/update/delete. */
 export const guardrailsRoutes: RouteRow[] = [
   {
     method: 'POST',

@@ -18,7 +18,7 @@ export function wirePolicy(policy: { value_key_usage: ValueKeyUsageWire[] } & Re
   return { ...rest, object: 'policy_usage_limits', value_key_usage_map: map };
 }
 
-/** Usage-limits policies (CONTRACT §6). */
+/** Usage-limits policies (docs/contract.md#usage-limit-policies). */
 export const policiesRoutes: RouteRow[] = [
   {
     method: 'GET',

@@ -13,7 +13,7 @@ import { graphqlInput, runsContract as contract } from '../../schema/contracts.j
 import type { RestInput, RestRefusal, RouteRow, SseEvent } from '../route.js';
 
 /*
- * Runs on threads (CONTRACT §4), OpenAI Assistants v2 compatible. Every row needs the beta header;
+ * Runs on threads (docs/contract.md#runs), OpenAI Assistants v2 compatible. Every row needs the beta header;
  * the virtual key (x-gateway-virtual-key / x-portkey-virtual-key) is read by the GraphQL resolvers
  * of the rows that make a model work. `stream: true` answers with the run's events as SSE.
  */

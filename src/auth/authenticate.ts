@@ -7,7 +7,7 @@ import type { Principal } from './principal.js';
 const LAST_USED_RESOLUTION_MS = 60_000;
 const lastUsedWrites = new WeakMap<Runtime, Map<string, number>>();
 
-/** Resolves the request's API key to a principal (CONTRACT §2), from the cache when it can. */
+/** Resolves the request's API key to a principal (docs/contract.md#authentication-and-workspaces), from the cache when it can. */
 export async function authenticate(runtime: Runtime, headers: Headers): Promise<Principal> {
   const key = apiKeyFromHeaders(headers);
   if (!key) throw new AuthenticationError('Missing API key: send it in the x-gateway-api-key header.');

@@ -36,7 +36,7 @@ export function canSeeWorkspace(principal: Principal, workspaceId: string | null
   return principal.workspaceId === null || principal.workspaceId === workspaceId;
 }
 
-/** Organisation-level settings are for organisation keys only (CONTRACT §3: 403). */
+/** Organisation-level settings are for organisation keys only: a workspace key gets 403. */
 export function requireOrganisationKey(principal: Principal, action: string): void {
   if (principal.type !== 'organisation') {
     throw new PermissionError(`A workspace API key cannot ${action}: use an organisation API key.`, {

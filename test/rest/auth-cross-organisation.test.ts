@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createOtherOrganisation } from '../helpers/tenants.js';
 
-// CONTRACT §2: a resource outside the caller's organisation does not exist for it — 404 with the
+// A resource outside the caller's organisation does not exist for it — 404 with the
 // same body as an id that was never created. Here: organisation A's key (the bootstrap key)
 // addressing organisation B's workspace, on every route that takes a workspace, whole bodies.
 

@@ -13,7 +13,7 @@ const missingKey = {
 };
 const invalidKey = { error: { message: 'Invalid API key.', type: 'authentication_error', param: null, code: 'invalid_api_key' } };
 
-describe('authentication (CONTRACT §2)', () => {
+describe('authentication', () => {
   it('no key: 401 with the exact envelope', async () => {
     const res = await t.request('GET', '/v1/admin/workspaces', { key: null });
     expect(res.status).toBe(401);

@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 
 /*
  * A collection outside the caller's workspace (workspace keys) or organisation does not exist for
- * the caller: 404 with the same body as an id never created (CONTRACT §2), by id and by slug.
+ * the caller: 404 with the same body as an id never created, by id and by slug.
  */
 
 const NOT_FOUND = {

@@ -4,7 +4,7 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 import { errorResponse } from '../helpers/errors.js';
 
 /*
- * Whole-body contract tests of the collection routes (CONTRACT §5, interface §2.3). A manual clock
+ * Whole-body contract tests of the collection routes (docs/contract.md#collections). A manual clock
  * makes every time exact; only generated ids are matched by shape.
  */
 

@@ -23,7 +23,7 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 
 const silent = createLogger('silent');
 
-describe('every error class has its documented status and type (CONTRACT §3)', () => {
+describe('every error class has its documented status and type (docs/contract.md#errors)', () => {
   const table: Array<[AppError, number, string, string | null]> = [
     [new BadRequestError('bad', { param: 'x', code: 'invalid_value' }), 400, 'invalid_request_error', 'invalid_value'],
     [new AuthenticationError('Invalid API key.'), 401, 'authentication_error', 'invalid_api_key'],

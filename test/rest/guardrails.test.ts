@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** The request shape of interface.md §2.8, as the published example spells it. */
+/** A create request as the portkey-ai SDK's documentation spells it. */
 const jwtCheck = {
   id: 'default.jwt',
   name: 'JWT',
@@ -178,7 +178,7 @@ describe('POST /v1/guardrails', () => {
   });
 });
 
-describe('PUT /v1/guardrails/{guardrailId} (CONTRACT §8)', () => {
+describe('PUT /v1/guardrails/{guardrailId}', () => {
   it('two updates make three versions; the record shows the latest; old versions are kept', async () => {
     const created = await create({ name: 'Versioned', checks: [jwtCheck], actions: fullActions });
     clock.advance(60_000);

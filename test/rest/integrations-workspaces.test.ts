@@ -7,7 +7,7 @@ import { createTestApp, type TestApp, type TestResponse } from '../helpers/app.j
 import { error } from '../helpers/errors.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
 
-// PUT and GET /v1/integrations/{slug}/workspaces (CONTRACT §7): optional fields, both spellings of
+// PUT and GET /v1/integrations/{slug}/workspaces: optional fields, both spellings of
 // the override flag, global access for unlisted and future workspaces, reset_usage, all or nothing.
 
 let t: TestApp;

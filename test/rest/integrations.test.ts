@@ -4,7 +4,7 @@ import { createTestApp, type TestApp, type TestResponse } from '../helpers/app.j
 import { error } from '../helpers/errors.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
 
-// Contract tests of /v1/integrations (CONTRACT §7): status, content type and the whole body.
+// Contract tests of /v1/integrations: status, content type and the whole body.
 
 const T0 = '2026-11-22T10:00:00.000Z';
 const SECRET = 'sk-live-THIS-IS-THE-SECRET-9f3k';

@@ -8,7 +8,7 @@ import { errorResponse } from '../helpers/errors.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
 
 /*
- * Whole-body contract tests of the usage-limits policy routes (CONTRACT §6, interface §2.4, §4.3).
+ * Whole-body contract tests of the usage-limits policy routes (docs/contract.md#usage-limit-policies).
  * A manual clock makes every time exact; only generated ids are matched by shape.
  */
 

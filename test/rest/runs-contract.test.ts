@@ -1,6 +1,6 @@
 /**
- * CONTRACT §4 for runs, over REST: exact error bodies (message, type, param, code), statuses,
- * the run object's shape, one active run per thread, the interface.md §8 limits.
+ * The runs contract over REST (docs/contract.md#runs): exact error bodies (message, type, param, code),
+ * statuses, the run object's shape, one active run per thread, the limits of run inputs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -57,7 +57,7 @@ describe('headers', () => {
 });
 
 describe('objects', () => {
-  it('a run has every field of interface.md §2.1, nullable ones as null', async () => {
+  it('a run has every field of an OpenAI run, nullable ones as null', async () => {
     const { run } = await startRun(t, 'hello');
     expect(Object.keys(run).sort()).toEqual(
       [
@@ -257,7 +257,7 @@ describe('submit_tool_outputs', () => {
   });
 });
 
-describe('interface.md §8 limits and forms', () => {
+describe('limits and forms of run inputs', () => {
   let assistantId: string;
   let threadId: string;
   beforeAll(async () => {

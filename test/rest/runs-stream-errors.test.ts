@@ -1,5 +1,5 @@
 /**
- * CONTRACT §4, `stream: true`: failures before the stream starts are plain JSON errors (status,
+ * `stream: true`: failures before the stream starts are plain JSON errors (status,
  * `application/json`, the four-key envelope with the exact message) on all three streaming routes,
  * and nothing is written for them; a fault inside a live run stream is sent as `event: error`
  * and closes the stream; shutdown ends a live run stream.

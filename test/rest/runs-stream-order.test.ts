@@ -1,5 +1,5 @@
 /**
- * CONTRACT §4, POST /v1/threads/runs with `stream: true`: the whole ordered event list (with the
+ * POST /v1/threads/runs with `stream: true`: the whole ordered event list (with the
  * payloads, under a manual clock) for a run that answers in text and for one that calls a tool,
  * compared with POST /v1/threads/{id}/runs (the same list after `thread.created`); and SSE
  * keep-alives from SSE_KEEPALIVE_MS in a real run stream whose model is slow.

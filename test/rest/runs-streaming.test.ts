@@ -1,5 +1,5 @@
 /**
- * SSE of runs (CONTRACT §4): the exact event order for text, tool-call and failure runs, the
+ * SSE of runs: the exact event order for text, tool-call and failure runs, the
  * `id:` lines, validation errors as JSON, replay after Last-Event-ID, and a client that leaves
  * mid-stream while the run still completes and records its usage.
  */

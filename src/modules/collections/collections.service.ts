@@ -144,7 +144,7 @@ function requireActive(collection: Collection): void {
 
 export interface CreateCollectionInput {
   name: string;
-  /** Workspace id or slug; default: the parent's workspace, else the caller's (CONTRACT §2). */
+  /** Workspace id or slug; default: the parent's workspace, else the caller's. */
   workspaceId?: string | null;
   parentCollectionId?: string | null;
 }

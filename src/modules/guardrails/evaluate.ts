@@ -108,7 +108,7 @@ export async function evaluateGuardrail(guardrail: GuardrailToEvaluate, ctx: Che
 export interface GuardrailsOutcome<G> {
   /** Every guardrail passed. */
   verdict: boolean;
-  /** Some non-async guardrail failed with deny (async guardrails never block, CONTRACT §8). */
+  /** Some non-async guardrail failed with deny (async guardrails never block). */
   deny: boolean;
   results: Array<GuardrailOutcome & { guardrail: G }>;
 }

@@ -221,7 +221,7 @@ async function record(
 }
 
 /**
- * The 446 of a denied request (CONTRACT §3, §8): the message names what denied it, and
+ * The 446 of a denied request (docs/contract.md#guardrails): the message names what denied it, and
  * `guardrail_results` lists the synchronous results.
  */
 export function guardrailDeniedError(evaluation: RequestEvaluation): GuardrailDeniedError {

@@ -20,7 +20,7 @@ export interface Page<T> {
 
 /**
  * Check entries and actions arrive in wire terms (`is_enabled`, `on_success.feedback`), as
- * CONTRACT §8 and the stored records spell them; validate.ts judges them and applies defaults.
+ * docs/contract.md#guardrails and the stored records spell them; validate.ts judges them and applies defaults.
  */
 export interface CreateGuardrailInput {
   name: string;
@@ -114,7 +114,7 @@ export async function createGuardrail(ctx: ServiceContext, input: CreateGuardrai
 }
 
 /**
- * CONTRACT §8: any of name, checks (≥ 1), actions; what is omitted stays as it is, and omitted
+ * An update takes any of name, checks (≥ 1), actions; what is omitted stays as it is, and omitted
  * fields inside a given `actions` take the defaults. Every update writes a new immutable version.
  */
 export async function updateGuardrail(ctx: ServiceContext, idOrSlug: string, input: UpdateGuardrailInput): Promise<Guardrail> {

@@ -22,7 +22,7 @@ export interface GuardrailActions {
   on_fail: { feedback: Feedback };
 }
 
-/** `param` is the wire path of the offending input, ready for the error envelope (CONTRACT §3). */
+/** `param` is the wire path of the offending input, ready for the error envelope (docs/contract.md#errors). */
 export type ValidationFailure = { ok: false; param: string; message: string };
 
 /** `a.b[0].c` from a base and a zod issue path. */
@@ -102,7 +102,7 @@ const actionsSchema = z.object({
   on_fail: z.object({ feedback: feedback(-5) }).default({}),
 });
 
-/** CONTRACT §8 defaults for every omitted field, including single fields inside a feedback object. */
+/** The documented defaults (feedback 5 / -5, weight 1) for every omitted field, including single fields inside a feedback object. */
 export function normalizeActions(actions?: unknown): { ok: true; actions: GuardrailActions } | ValidationFailure {
   const parsed = actionsSchema.safeParse(actions ?? {});
   if (!parsed.success) return issueToFailure('actions', parsed.error);

@@ -326,7 +326,7 @@ export interface UpdatedWorkspaceAccess {
 }
 
 /**
- * PUT /v1/integrations/{slug}/workspaces (CONTRACT §7). Everything is validated before anything is
+ * PUT /v1/integrations/{slug}/workspaces. Everything is validated before anything is
  * written, and all writes are one transaction: any invalid item leaves everything unchanged.
  *
  * Rows listed in `workspaces` are set one by one and stop following the global access. The global

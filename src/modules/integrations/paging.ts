@@ -10,7 +10,7 @@ export interface PageInput {
   pageSize?: number | null;
 }
 
-/** Offset and limit of a list page, as the policies list pages (CONTRACT §6). */
+/** Offset and limit of a list page, as every paged list pages (docs/contract.md#paging). */
 export function pageOf(input: PageInput): { offset: number; limit: number } {
   const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE;
   const currentPage = input.currentPage ?? 0;

@@ -2,7 +2,7 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import type { Condition, GroupByKey } from '../usage/conditions.js';
 
 /**
- * A usage-limits policy (interface §2.4): a cost or token budget for the requests of its workspace
+ * A usage-limits policy (docs/contract.md#usage-limit-policies): a cost or token budget for the requests of its workspace
  * that match `conditions`, counted per `group_by` value key and period. Usage lives in
  * `usage_buckets` (owner type `policy`), not here. Deleting archives.
  */

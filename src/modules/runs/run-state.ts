@@ -1,5 +1,5 @@
 /**
- * The run lifecycle of CONTRACT §4 as data plus a few pure functions, so the executor, the
+ * The run lifecycle (docs/contract.md#run-lifecycle) as data plus a few pure functions, so the executor, the
  * service and the read paths all apply one set of rules (no ORM, no clock of its own).
  */
 

@@ -6,8 +6,7 @@
  * OpenAI's; the rules that need stored data (a forced tool among the run's tools) are `checkToolChoice`.
  */
 import { z } from 'zod';
-import { invalidInput } from '../../errors.js';
-import { decimal, integer, list, oneOf, refuse, stringPairs, text, withoutNulls } from '../../lib/contract.js';
+import { decimal, integer, invalidInput, list, oneOf, stringPairs, text, withoutNulls } from '../../lib/contract.js';
 import type { TextContent } from './message.entity.js';
 
 export const MAX_TOOLS = 20;
@@ -41,7 +40,12 @@ const tools = list(tool, { max: MAX_TOOLS }).superRefine((value, ctx) => {
   value.forEach((t, i) => {
     if (t.type !== 'function') return;
     if (seen.has(t.function.name)) {
-      refuse(ctx, 'invalid_value', `duplicate function name '${t.function.name}'.`, [i, 'function', 'name']);
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: [i, 'function', 'name'],
+        message: `duplicate function name '${t.function.name}'.`,
+        params: { wireCode: 'invalid_value' },
+      });
     }
     seen.add(t.function.name);
   });
@@ -67,7 +71,7 @@ const truncationStrategy = z
       type: z.literal('auto'),
       last_messages: z.unknown().superRefine((value, ctx) => {
         if (value !== undefined && value !== null) {
-          refuse(ctx, 'invalid_value', "only allowed when 'truncation_strategy.type' is 'last_messages'.");
+          ctx.addIssue({ code: z.ZodIssueCode.custom, message: "only allowed when 'truncation_strategy.type' is 'last_messages'.", params: { wireCode: 'invalid_value' } });
         }
       }),
     }),

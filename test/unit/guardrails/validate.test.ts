@@ -112,7 +112,7 @@ describe('normalizeActions', () => {
     on_fail: { feedback: { value: -5, weight: 1, metadata: '' } },
   };
 
-  it('applies CONTRACT §8 defaults', () => {
+  it('applies the documented defaults', () => {
     expect(normalizeActions()).toEqual({ ok: true, actions: defaults });
     expect(normalizeActions(null)).toEqual({ ok: true, actions: defaults });
     expect(normalizeActions({ deny: true, on_fail: { feedback: { value: -10 } } })).toEqual({

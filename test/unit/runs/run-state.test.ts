@@ -15,7 +15,7 @@ import {
   type RunStatus,
 } from '../../../src/modules/runs/run-state.js';
 
-// Written out from CONTRACT §4 independently of the module's table.
+// Written out from docs/contract.md#run-lifecycle independently of the module's table.
 const ALLOWED = new Set([
   'queued>in_progress',
   'queued>cancelling',
