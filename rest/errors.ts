@@ -1,6 +1,6 @@
 import type { GraphQLError } from 'graphql';
 import type { ZodError } from 'zod';
-import { contractError } from '../schema/contracts.js';
+import { contractError, type AppError } from '../schema/contracts.js';
 import { extensionsOf, type ErrorExtensions } from '../schema/index.js';
 
 /** The four-key envelope (docs/contract.md#errors), plus any extra top-level keys (guardrail_results). */
@@ -15,6 +15,11 @@ export function errorResponse(
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
+}
+
+/** A registered error the edge answers itself (405, 413, 415, malformed JSON, unknown URL). */
+export function appErrorResponse(error: AppError): Response {
+  return errorResponse(error.status, error, error.headers, error.extra);
 }
 
 export function graphQLErrorResponse(error: GraphQLError): Response {

@@ -4,8 +4,9 @@ import { createRequestContext, maskError, requestIdOf, type RequestContext, type
 import { readLimited } from '../src/http/body-limit.js';
 import { markDataPlane } from '../src/http/data-plane.js';
 import { findInputProblem, type InputProblem } from '../src/http/input-guard.js';
+import { InternalError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, invalidJson, unknownUrl } from '../schema/contracts.js';
 import { loadOperations, type Operation } from './documents.js';
-import { badRequest, errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
+import { appErrorResponse, badRequest, errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
 import type { RestInput, RouteRow, SseEvent } from './route.js';
 import { matchRoute } from './router.js';
 import { routes as defaultRoutes } from './routes.js';
@@ -49,14 +50,10 @@ async function handle(
   const { id: requestId } = requestIdOf(request);
   const match = matchRoute(rows, request.method, url.pathname);
   if (match.kind === 'not_found') {
-    return errorResponse(404, { message: `Unknown request URL: ${request.method} ${url.pathname}.`, type: 'invalid_request_error', code: 'unknown_url' });
+    return appErrorResponse(unknownUrl(request.method, url.pathname));
   }
   if (match.kind === 'method_not_allowed') {
-    return errorResponse(
-      405,
-      { message: `Method ${request.method} is not allowed on ${url.pathname}. Allowed: ${match.allow.join(', ')}.`, type: 'invalid_request_error', code: 'method_not_allowed' },
-      { allow: match.allow.join(', ') },
-    );
+    return appErrorResponse(new MethodNotAllowedError(request.method, url.pathname, match.allow));
   }
   const { row, params } = match;
   if (row.dataPlane) markDataPlane(request);
@@ -121,7 +118,7 @@ async function handle(
     });
     if (!isAsyncIterable(subscription)) {
       const error = (subscription as ExecutionResult).errors?.[0];
-      return error ? graphQLErrorResponse(maskError(error, requestId, context.log)) : errorResponse(500, { message: `Internal server error (request ${requestId}).`, type: 'server_error' });
+      return error ? graphQLErrorResponse(maskError(error, requestId, context.log)) : appErrorResponse(new InternalError(requestId));
     }
     return sseResponse(toEvents(subscription, row.stream.event), {
       keepAliveMs: runtime.config.SSE_KEEPALIVE_MS,
@@ -174,19 +171,15 @@ async function readJsonBody(request: Request, limit: number): Promise<unknown | 
   if (!text.trim()) return undefined;
   const contentType = request.headers.get('content-type') ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
-    return errorResponse(415, { message: 'Request body must be JSON: send it with Content-Type: application/json.', type: 'invalid_request_error', code: 'unsupported_media_type' });
+    return appErrorResponse(new UnsupportedMediaTypeError());
   }
   try {
     return JSON.parse(text);
   } catch {
-    return errorResponse(400, {
-      message: 'We could not parse the JSON body of your request. The body must be valid JSON.',
-      type: 'invalid_request_error',
-      code: 'invalid_json',
-    });
+    return appErrorResponse(invalidJson());
   }
 }
 
 function tooLarge(limit: number): Response {
-  return errorResponse(413, { message: `Request body is larger than the limit of ${limit} bytes.`, type: 'invalid_request_error', code: 'payload_too_large' });
+  return appErrorResponse(new PayloadTooLargeError(limit));
 }

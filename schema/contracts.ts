@@ -1,8 +1,9 @@
 /**
- * What the REST layer needs of the operation contracts (it never imports src/ itself): the
- * schemas it validates bodies with, the one formatter of their failures, and the wire → GraphQL
- * key mapping.
+ * What the REST layer needs from src/ besides GraphQL (it never imports the domain itself): the
+ * operation contracts it validates bodies with, the one formatter of their failures, the wire →
+ * GraphQL key mapping, and the registered errors the edge answers before any operation runs.
  */
 export { contractError, INT32_MAX, queryInteger } from '../src/lib/contract.js';
 export * as runsContract from '../src/modules/runs/runs.contract.js';
 export { graphqlInput } from './contract-input.js';
+export { InternalError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, invalidJson, unknownUrl, type AppError } from '../src/errors.js';

@@ -2,6 +2,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { RequestContext } from './context.js';
 import type { Config } from './config.js';
+import { PayloadTooLargeError } from './errors.js';
 import { limitedParser } from './http/body-limit.js';
 import { graphqlStreamPlugin } from './http/graphql-stream.js';
 import { stampOverhead } from './http/data-plane.js';
@@ -72,11 +73,10 @@ export async function createApp(config: Config, options: RuntimeOptions = {}): P
  */
 function edgePlugin(runtime: Runtime): Plugin {
   const routeOf = new WeakMap<Request, string>();
-  const graphqlTooLarge = () =>
-    Response.json(
-      { errors: [{ message: `Request body is larger than the limit of ${runtime.config.BODY_LIMIT_BYTES} bytes.`, extensions: { status: 413, type: 'invalid_request_error', param: null, code: 'payload_too_large' } }] },
-      { status: 413 },
-    );
+  const graphqlTooLarge = () => {
+    const { status, type, param, code, message } = new PayloadTooLargeError(runtime.config.BODY_LIMIT_BYTES);
+    return Response.json({ errors: [{ message, extensions: { status, type, param, code } }] }, { status });
+  };
   return {
     async onRequest({ request, url, endResponse }) {
       requestIdOf(request);

@@ -1,5 +1,5 @@
 /**
- * The error hierarchy. Services throw these; the GraphQL layer passes them through Yoga's masking
+ * The error hierarchy and the registry of error codes. Services throw these; the GraphQL layer passes them through Yoga's masking
  * with their `extensions`, and the REST layer turns those into a status and the four-key envelope
  * `{ error: { message, type, param, code } }` (docs/contract.md#errors). Anything that is not an AppError is
  * masked as a 500.
@@ -150,4 +150,116 @@ export function toExtensions(error: AppError): ErrorExtensions {
     headers: error.headers,
     extra: error.extra,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The registry: every `code` the API answers with, its status and what it means. README's error
+// table lists exactly these (a test compares them, and checks that every code the source uses is
+// here). Messages that several places build are the factories below, worded once.
+
+export const ERROR_CODES = {
+  invalid_json: [400, 'The body is not valid JSON.'],
+  invalid_beta: [400, 'A run route without `Vendor-Beta: assistants=v2` (or `OpenAI-Beta`).'],
+  missing_required_parameter: [400, 'A required field or query parameter is missing.'],
+  unknown_parameter: [400, 'A key the operation does not accept (where unknown keys are refused).'],
+  invalid_type: [400, 'A value of the wrong JSON type.'],
+  invalid_value: [400, 'A value of the right type that is not allowed.'],
+  invalid_character: [400, 'A control character (U+0000) in a string.'],
+  nesting_too_deep: [400, 'JSON nested deeper than the limit.'],
+  empty_string: [400, 'A blank string where text is required.'],
+  empty_array: [400, 'An empty array where one item is required.'],
+  string_above_max_length: [400, 'A string (or metadata key) too long.'],
+  array_above_max_length: [400, 'An array too long.'],
+  object_above_max_properties: [400, 'An object with too many keys.'],
+  integer_below_min_value: [400, 'An integer below its minimum.'],
+  integer_above_max_value: [400, 'An integer above its maximum (never beyond a 32-bit integer).'],
+  decimal_below_min_value: [400, 'A number below its minimum.'],
+  decimal_above_max_value: [400, 'A number above its maximum.'],
+  graphql_validation_failed: [400, 'A GraphQL document or its variables do not validate.'],
+  missing_virtual_key: [400, 'Model work without a virtual key header.'],
+  virtual_key_mismatch: [400, 'Tool outputs submitted with another virtual key than the run’s.'],
+  model_price_unknown: [400, 'A cost budget applies but the model has no price.'],
+  ambiguous_slug: [400, 'A slug that names objects in several workspaces.'],
+  collection_cycle: [400, 'A collection moved under itself or a descendant.'],
+  collection_archived: [400, 'A change to an archived collection.'],
+  default_collection: [400, 'The default collection cannot be archived or moved.'],
+  prompt_archived: [400, 'A change to an archived prompt.'],
+  policy_archived: [400, 'A change to an archived policy.'],
+  guardrail_archived: [400, 'A change to an archived guardrail.'],
+  invalid_request: [400, 'A graphql-sse request the protocol does not allow.'],
+  invalid_api_key: [401, 'No API key, or an unknown or revoked one.'],
+  invalid_metrics_token: [401, '`/metrics` without its bearer token.'],
+  permission_denied: [403, 'An organisation-only operation with a workspace key.'],
+  integration_disabled: [403, 'The integration is disabled for the workspace.'],
+  unknown_url: [404, 'No route has this path.'],
+  invalid_cursor: [404, 'A paging cursor that names no object of the list.'],
+  workspace_not_found: [404, 'Unknown or invisible workspace.'],
+  collection_not_found: [404, 'Unknown or invisible collection.'],
+  prompt_not_found: [404, 'Unknown or invisible prompt.'],
+  policy_not_found: [404, 'Unknown or invisible policy.'],
+  guardrail_not_found: [404, 'Unknown or invisible guardrail.'],
+  integration_not_found: [404, 'Unknown or invisible integration.'],
+  provider_not_found: [404, 'Unknown or invisible provider.'],
+  virtual_key_not_found: [404, 'The virtual key names no provider of the workspace.'],
+  stream_not_found: [404, 'A graphql-sse stream token nobody holds.'],
+  method_not_allowed: [405, 'A known path with another method (`Allow` lists the right ones).'],
+  not_acceptable: [406, 'A graphql-sse request that does not accept `text/event-stream`.'],
+  conflict: [409, 'A slug already taken (control plane only).'],
+  stream_conflict: [409, 'A graphql-sse stream token already in use.'],
+  usage_limit_exceeded: [412, 'A usage limit is exhausted.'],
+  payload_too_large: [413, 'A body larger than the limit.'],
+  unsupported_media_type: [415, 'A body without `Content-Type: application/json`.'],
+  rate_limit_exceeded: [429, 'A rate limit is reached (`Retry-After` says when to try again).'],
+  guardrail_denied: [446, 'A guardrail with `deny: true` failed (`guardrail_results` beside `error`).'],
+  server_error: [500, 'Anything unexpected: only the request id is shown.'],
+  shutting_down: [503, 'The server is stopping.'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** `an integer`, `a string`, … as OpenAI names the type of a value. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : 'a decimal';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'boolean') return 'a boolean';
+  if (typeof value === 'object') return 'an object';
+  return typeof value;
+}
+
+/** `'a', 'b' and 'c'` */
+export function quoteList(values: readonly unknown[]): string {
+  const quoted = values.map((v) => `'${String(v)}'`);
+  return quoted.length <= 1 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
+}
+
+/** Missing required parameter: 'x'. (or query parameter) */
+export function missingParameter(param: string, location: 'body' | 'query' = 'body'): BadRequestError {
+  const what = location === 'query' ? 'query parameter' : 'parameter';
+  return new BadRequestError(`Missing required ${what}: '${param}'.`, { param, code: 'missing_required_parameter' });
+}
+
+/** Invalid type for 'x': expected a string, but got an integer instead. */
+export function invalidType(param: string, expected: string, value: unknown): BadRequestError {
+  return new BadRequestError(`Invalid type for '${param}': expected ${expected}, but got ${describeValue(value)} instead.`, { param, code: 'invalid_type' });
+}
+
+/** Invalid value: 'x'. Supported values are: 'a' and 'b'. */
+export function unsupportedValue(param: string, value: unknown, supported: readonly unknown[]): BadRequestError {
+  const shown = typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
+  return new BadRequestError(`Invalid value: ${shown}. Supported values are: ${quoteList(supported)}.`, { param, code: 'invalid_value' });
+}
+
+/** Invalid 'x': <what is wrong>. — e.g. a rule a schema alone cannot check (it needs stored data). */
+export function invalidInput(param: string, problem: string, code: ErrorCode = 'invalid_value'): BadRequestError {
+  return new BadRequestError(`Invalid '${param}': ${problem}`, { param, code });
+}
+
+export function invalidJson(): BadRequestError {
+  return new BadRequestError('We could not parse the JSON body of your request. The body must be valid JSON.', { code: 'invalid_json' });
+}
+
+export function unknownUrl(method: string, path: string): NotFoundError {
+  return new NotFoundError(`Unknown request URL: ${method} ${path}.`, { code: 'unknown_url' });
 }

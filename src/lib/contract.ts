@@ -6,7 +6,7 @@
  * OpenAI's own (`Invalid 'top_p': decimal above maximum value. …`).
  */
 import { z, type ZodError, type ZodIssue, type ZodTypeAny } from 'zod';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, invalidType, type ErrorCode, missingParameter, quoteList, unsupportedValue } from '../errors.js';
 
 /** GraphQL's Int is 32-bit: a larger integer could be stored but never read back. */
 export const INT32_MAX = 2_147_483_647;
@@ -15,23 +15,6 @@ export const INT32_MIN = -2_147_483_648;
 /** `['tool_outputs', 0, 'output']` → `tool_outputs[0].output` */
 export function wirePath(path: ReadonlyArray<string | number>): string {
   return path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${part}` : part), '');
-}
-
-/** `an integer`, `a string`, … as OpenAI names the type of a value. */
-export function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : 'a decimal';
-  if (typeof value === 'string') return 'a string';
-  if (typeof value === 'boolean') return 'a boolean';
-  if (typeof value === 'object') return 'an object';
-  return typeof value;
-}
-
-/** `'a', 'b' and 'c'` */
-export function quoteList(values: readonly unknown[]): string {
-  const quoted = values.map((v) => `'${String(v)}'`);
-  return quoted.length <= 1 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
 }
 
 const EXPECTED: Record<string, string> = {
@@ -49,11 +32,11 @@ const EXPECTED: Record<string, string> = {
  * or (the usual form) the text after `Invalid '<param>': `.
  */
 interface WireIssue {
-  wireCode: string;
+  wireCode: ErrorCode;
   wireMessage?: string;
 }
 
-function addWireIssue(ctx: z.RefinementCtx, wireCode: string, message: string, options: { whole?: boolean; path?: (string | number)[] } = {}): void {
+function addWireIssue(ctx: z.RefinementCtx, wireCode: ErrorCode, message: string, options: { whole?: boolean; path?: (string | number)[] } = {}): void {
   const params: WireIssue = options.whole ? { wireCode, wireMessage: message } : { wireCode };
   ctx.addIssue({ code: z.ZodIssueCode.custom, message, params, path: options.path });
 }
@@ -79,28 +62,6 @@ function unionIssue(issue: Extract<ZodIssue, { code: 'invalid_union' }>): ZodIss
   }
   const decisive = firsts.find((i) => !typeMisses.includes(i)) ?? issue;
   return decisive.code === 'invalid_union' ? unionIssue(decisive) : decisive;
-}
-
-/** Missing required parameter: 'x'. (or query parameter) — built here only. */
-export function missingParameter(param: string, location: 'body' | 'query' = 'body'): BadRequestError {
-  const what = location === 'query' ? 'query parameter' : 'parameter';
-  return new BadRequestError(`Missing required ${what}: '${param}'.`, { param, code: 'missing_required_parameter' });
-}
-
-/** Invalid type for 'x': expected a string, but got an integer instead. */
-export function invalidType(param: string, expected: string, value: unknown): BadRequestError {
-  return new BadRequestError(`Invalid type for '${param}': expected ${expected}, but got ${describeValue(value)} instead.`, { param, code: 'invalid_type' });
-}
-
-/** Invalid value: 'x'. Supported values are: 'a' and 'b'. */
-export function unsupportedValue(param: string, value: unknown, supported: readonly unknown[]): BadRequestError {
-  const shown = typeof value === 'string' ? `'${value}'` : JSON.stringify(value);
-  return new BadRequestError(`Invalid value: ${shown}. Supported values are: ${quoteList(supported)}.`, { param, code: 'invalid_value' });
-}
-
-/** Invalid 'x': <what is wrong>. — a rule the schema alone cannot check (it needs stored data). */
-export function invalidInput(param: string, problem: string, code = 'invalid_value'): BadRequestError {
-  return new BadRequestError(`Invalid '${param}': ${problem}`, { param, code });
 }
 
 /**
@@ -171,8 +132,8 @@ export function text(options: { max?: number; allowEmpty?: boolean; pattern?: Re
 
 function bounds(kind: 'integer' | 'decimal', min: number, max: number) {
   return (value: number, ctx: z.RefinementCtx) => {
-    if (value < min) addWireIssue(ctx, `${kind}_below_min_value`, `${kind} below minimum value. Expected a value >= ${min}, but got ${value} instead.`);
-    else if (value > max) addWireIssue(ctx, `${kind}_above_max_value`, `${kind} above maximum value. Expected a value <= ${max}, but got ${value} instead.`);
+    if (value < min) addWireIssue(ctx, `${kind}_below_min_value` as const, `${kind} below minimum value. Expected a value >= ${min}, but got ${value} instead.`);
+    else if (value > max) addWireIssue(ctx, `${kind}_above_max_value` as const, `${kind} above maximum value. Expected a value <= ${max}, but got ${value} instead.`);
   };
 }
 
@@ -250,7 +211,7 @@ export function stringPairs(options: { pairs: number; keyMax: number; valueMax: 
 }
 
 /** A refinement that reports `message` at `path` (relative) with an OpenAI `code`. */
-export function refuse(ctx: z.RefinementCtx, code: string, message: string, path?: (string | number)[]): void {
+export function refuse(ctx: z.RefinementCtx, code: ErrorCode, message: string, path?: (string | number)[]): void {
   addWireIssue(ctx, code, message, { path });
 }
 

@@ -6,7 +6,8 @@
  * OpenAI's; the rules that need stored data (a forced tool among the run's tools) are `checkToolChoice`.
  */
 import { z } from 'zod';
-import { decimal, integer, invalidInput, list, oneOf, stringPairs, text, withoutNulls } from '../../lib/contract.js';
+import { invalidInput } from '../../errors.js';
+import { decimal, integer, list, oneOf, refuse, stringPairs, text, withoutNulls } from '../../lib/contract.js';
 import type { TextContent } from './message.entity.js';
 
 export const MAX_TOOLS = 20;
@@ -40,12 +41,7 @@ const tools = list(tool, { max: MAX_TOOLS }).superRefine((value, ctx) => {
   value.forEach((t, i) => {
     if (t.type !== 'function') return;
     if (seen.has(t.function.name)) {
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        path: [i, 'function', 'name'],
-        message: `duplicate function name '${t.function.name}'.`,
-        params: { wireCode: 'invalid_value' },
-      });
+      refuse(ctx, 'invalid_value', `duplicate function name '${t.function.name}'.`, [i, 'function', 'name']);
     }
     seen.add(t.function.name);
   });
@@ -71,7 +67,7 @@ const truncationStrategy = z
       type: z.literal('auto'),
       last_messages: z.unknown().superRefine((value, ctx) => {
         if (value !== undefined && value !== null) {
-          ctx.addIssue({ code: z.ZodIssueCode.custom, message: "only allowed when 'truncation_strategy.type' is 'last_messages'.", params: { wireCode: 'invalid_value' } });
+          refuse(ctx, 'invalid_value', "only allowed when 'truncation_strategy.type' is 'last_messages'.");
         }
       }),
     }),
