@@ -4,7 +4,7 @@
  * and counts it (`gatehouse_request_log_dropped_total`); a failed batch is logged and counted the
  * same way, never retried into an unbounded backlog.
  */
-import { Counter, Histogram } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Runtime } from '../../runtime.js';
 import { RequestLogSchema, type RequestLog } from './request-log.entity.js';
 
@@ -24,8 +24,12 @@ export class RequestLogWriter {
   readonly cost: Counter<'provider' | 'model'>;
   readonly upstreamLatency: Histogram<'provider' | 'model'>;
 
-  constructor(private readonly runtime: Runtime, private readonly limit = BUFFER_LIMIT) {
-    const registers = [runtime.metrics.registry];
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly limit = BUFFER_LIMIT,
+    registry: Registry = runtime.metrics.registry,
+  ) {
+    const registers = [registry];
     this.dropped = new Counter({ name: 'gatehouse_request_log_dropped_total', help: 'Request-log records dropped (buffer full, or a batch that could not be written).', labelNames: ['reason'], registers });
     this.tokens = new Counter({ name: 'gatehouse_model_tokens_total', help: 'Tokens of model calls by provider, model and kind (prompt, completion).', labelNames: ['provider', 'model', 'kind'], registers });
     this.cost = new Counter({ name: 'gatehouse_model_cost_dollars_total', help: 'US dollars of model calls by provider and model.', labelNames: ['provider', 'model'], registers });

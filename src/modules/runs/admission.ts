@@ -89,6 +89,17 @@ export type OutputCheck = (runtime: Runtime, input: OutputCheckInput) => Promise
 
 export type RunFinishedListener = (runtime: Runtime, run: RunSummary, usage: RunUsage) => Promise<void> | void;
 
+/** One model call of a run finished (the request log records each). */
+export interface ModelCallDone {
+  run: RunSummary;
+  provider: ResolvedProvider;
+  usage: RunUsage;
+  /** Milliseconds the provider took. */
+  upstreamMs: number;
+}
+
+export type ModelCallListener = (runtime: Runtime, call: ModelCallDone) => void;
+
 /**
  * What happens to an admission after the checks. Exactly one of `refused` (a check or the provider
  * resolution threw), `committed` (the request's writes committed: the run exists and will execute)
@@ -107,6 +118,7 @@ export class RunHooks {
   readonly admissionChecks: AdmissionCheck[] = [];
   readonly outputChecks: OutputCheck[] = [];
   readonly runFinishedListeners: RunFinishedListener[] = [];
+  readonly modelCallListeners: ModelCallListener[] = [];
   readonly admissionListeners: AdmissionListener[] = [];
 
   /** Returns a function that removes the check again. */
@@ -120,6 +132,10 @@ export class RunHooks {
 
   addRunFinishedListener(listener: RunFinishedListener): () => void {
     return add(this.runFinishedListeners, listener);
+  }
+
+  addModelCallListener(listener: ModelCallListener): () => void {
+    return add(this.modelCallListeners, listener);
   }
 
   addAdmissionListener(listener: AdmissionListener): () => void {
@@ -216,6 +232,17 @@ export async function onRunFinished(runtime: Runtime, run: RunSummary, usage: Ru
       await listener(runtime, run, usage);
     } catch (error) {
       runtime.logger.error({ err: error, runId: run.id }, 'run-finished listener failed');
+    }
+  }
+}
+
+/** Tells every listener that one model call of a run finished; never throws, never waits. */
+export function onModelCall(runtime: Runtime, call: ModelCallDone): void {
+  for (const listener of [...runHooks(runtime).modelCallListeners]) {
+    try {
+      listener(runtime, call);
+    } catch (error) {
+      runtime.logger.error({ err: error, runId: call.run.id }, 'model-call listener failed');
     }
   }
 }

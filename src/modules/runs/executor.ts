@@ -9,7 +9,7 @@ import { AppError } from '../../errors.js';
 import { prefixedId } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
 import { resolveProvider } from '../integrations/provider-resolution.js';
-import { checkOutput, type ResolvedProvider } from './admission.js';
+import { checkOutput, onModelCall, type ResolvedProvider } from './admission.js';
 import { buildConversation, functionTools, modelToolChoice } from './conversation.js';
 import { RunMovedError, type EventDraft } from './event-log.js';
 import { MessageSchema, type Message } from './message.entity.js';
@@ -170,6 +170,7 @@ class RunJob {
 
     let calls: ToolCall[] = [];
     let done: { finishReason: 'stop' | 'length' | 'tool_calls'; usage: Usage } | null = null;
+    const startedAt = performance.now();
     for await (const event of adapter.stream(request)) {
       if (this.signal.aborted) throw this.signal.reason;
       if (event.type === 'text_delta') await this.delta(event.text);
@@ -178,6 +179,7 @@ class RunJob {
     }
     if (this.signal.aborted) throw this.signal.reason;
     if (!done) throw new ModelError('server_error', 'The model stream ended without finishing its answer.');
+    onModelCall(this.runtime, { run: runSummary(this.run), provider, usage: done.usage, upstreamMs: performance.now() - startedAt });
 
     if (calls.length > 0 && done.finishReason !== 'length') return this.requireAction(calls, done.usage);
     if (done.finishReason === 'length') return this.end('incomplete', done.usage);
