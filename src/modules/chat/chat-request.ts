@@ -3,7 +3,7 @@
  * wire terms. Pure: no ORM, no runtime. Only what routing, enforcement and the `local` provider
  * need is checked; every other field travels to the upstream untouched.
  */
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError, missingParameter } from '../../errors.js';
 
 export type WireBody = Record<string, unknown>;
 
@@ -30,7 +30,7 @@ export interface Routing {
  * plain SDK needs no extra header), else the virtual key comes from the header or argument.
  */
 export function routingOf(model: unknown, explicitVirtualKey: string | null | undefined, headers: Headers | undefined): Routing {
-  if (typeof model !== 'string' || model.trim() === '') fail("Missing required parameter: 'model'.", 'model', 'missing_required_parameter');
+  if (typeof model !== 'string' || model.trim() === '') throw missingParameter('model');
   if (model.startsWith('@')) {
     const slash = model.indexOf('/');
     if (slash <= 1 || slash === model.length - 1) {
@@ -109,7 +109,7 @@ const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'func
 /** The chat request's shape checks, with the OpenAI-style `param` of the first problem. */
 export function checkChatBody(body: WireBody): { messages: ChatMessageWire[]; stream: boolean; includeUsage: boolean; n: number; maxCompletionTokens: number | null } {
   const { messages } = body;
-  if (messages === undefined) fail("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
+  if (messages === undefined) throw missingParameter('messages');
   if (!Array.isArray(messages) || messages.length === 0) fail("Invalid 'messages': expected a non-empty array of messages.", 'messages');
   messages.forEach((m, i) => {
     if (!isRecord(m) || typeof m.role !== 'string' || !ROLES.has(m.role)) {
@@ -146,7 +146,7 @@ export function promptTexts(messages: readonly ChatMessageWire[]): string[] {
 /** The embeddings request's inputs: a string or an array of strings. */
 export function checkEmbeddingsBody(body: WireBody): string[] {
   const { input } = body;
-  if (input === undefined || input === null) fail("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
+  if (input === undefined || input === null) throw missingParameter('input');
   if (typeof input === 'string') return [input];
   if (Array.isArray(input) && input.length > 0 && input.length <= 2048 && input.every((s) => typeof s === 'string')) return input as string[];
   return fail("Invalid 'input': expected a string or a non-empty array of at most 2048 strings.", 'input');

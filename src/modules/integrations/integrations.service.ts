@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { requireOrganisationKey, resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
-import { BadRequestError, ConflictError } from '../../errors.js';
+import { BadRequestError, ConflictError, missingParameter } from '../../errors.js';
 import { encryptSecret, maskSecret } from '../../lib/crypto.js';
 import { slugify, uuid } from '../../lib/ids.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
@@ -351,7 +351,7 @@ export async function updateIntegrationWorkspaces(
   for (const [i, item] of (input.workspaces ?? []).entries()) {
     const param = `workspaces[${i}]`;
     if (item.id == null || item.id === '') {
-      throw new BadRequestError(`Missing required parameter: '${param}.id'.`, { param: `${param}.id`, code: 'missing_required_parameter' });
+      throw missingParameter(`${param}.id`);
     }
     const workspace = await resolveWorkspace(ctx.em, ctx.principal, item.id, `${param}.id`);
     const earlier = seen.get(workspace.id);

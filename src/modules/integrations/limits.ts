@@ -1,7 +1,7 @@
 // Workspace-access settings (enabled, at most one usage limit, at most one rate limit) and an
 // integration's configurations: their stored shapes and the validation of caller input into them.
 // Pure: no ORM, no GraphQL. Errors name the offending input by its wire path (`workspaces[1].rate_limits`).
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError, missingParameter } from '../../errors.js';
 import { validateLimits } from '../usage/alerts.js';
 import { priceOverridesSchema, type PriceOverrides } from '../usage/prices.js';
 import { isPeriodicReset, type PeriodicReset } from '../usage/usage-periods.js';
@@ -63,8 +63,6 @@ export const expectedOneOf = (values: readonly string[]): string => `expected on
 export const EXPECTED_RATE_VALUE = `expected an integer from 1 to ${MAX_RATE_LIMIT_VALUE}.`;
 
 const invalid = (param: string, message: string): BadRequestError => new BadRequestError(message, { param, code: 'invalid_value' });
-const missing = (param: string): BadRequestError =>
-  new BadRequestError(`Missing required parameter: '${param}'.`, { param, code: 'missing_required_parameter' });
 
 function oneOf<T extends string>(values: readonly T[], value: unknown, param: string): T {
   if (typeof value === 'string' && (values as readonly string[]).includes(value)) return value as T;
@@ -82,7 +80,7 @@ export function parseUsageLimits(list: UsageLimitInput[] | null | undefined, par
   const item = list[0];
   const at = `${param}[0]`;
   const type = item.type == null ? 'cost' : oneOf(USAGE_LIMIT_TYPES, item.type, `${at}.type`);
-  if (item.creditLimit == null) throw missing(`${at}.credit_limit`);
+  if (item.creditLimit == null) throw missingParameter(`${at}.credit_limit`);
   const alertThreshold = item.alertThreshold ?? null;
   const issue = validateLimits({ creditLimit: item.creditLimit, alertThreshold })[0];
   if (issue) throw invalid(`${at}.${issue.param}`, `Invalid value for '${at}.${issue.param}': ${issue.message}`);
@@ -101,9 +99,9 @@ export function parseRateLimits(list: RateLimitInput[] | null | undefined, param
   const item = list[0];
   const at = `${param}[0]`;
   const type = item.type == null ? 'requests' : oneOf(RATE_LIMIT_TYPES, item.type, `${at}.type`);
-  if (item.unit == null) throw missing(`${at}.unit`);
+  if (item.unit == null) throw missingParameter(`${at}.unit`);
   const unit = oneOf(RATE_LIMIT_UNITS, item.unit, `${at}.unit`);
-  if (item.value == null) throw missing(`${at}.value`);
+  if (item.value == null) throw missingParameter(`${at}.value`);
   if (!Number.isInteger(item.value) || item.value < 1 || item.value > MAX_RATE_LIMIT_VALUE) {
     throw invalid(`${at}.value`, `Invalid value for '${at}.value': ${EXPECTED_RATE_VALUE}`);
   }
@@ -120,7 +118,7 @@ export interface AccessPatch {
 /** Validates access input (`enabled` required; at most one limit of each kind). */
 export function parseAccessInput(input: AccessSettingsInput, param: string): AccessPatch {
   const prefix = param ? `${param}.` : '';
-  if (input.enabled == null) throw missing(`${prefix}enabled`);
+  if (input.enabled == null) throw missingParameter(`${prefix}enabled`);
   return {
     enabled: input.enabled,
     usageLimit: parseUsageLimits(input.usageLimits, `${prefix}usage_limits`),

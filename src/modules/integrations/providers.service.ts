@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
-import { BadRequestError, ConflictError, NotFoundError, PermissionError } from '../../errors.js';
+import { BadRequestError, ConflictError, NotFoundError, PermissionError, missingParameter } from '../../errors.js';
 import { uuid } from '../../lib/ids.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import type { Runtime } from '../../runtime.js';
@@ -112,7 +112,7 @@ export interface CreateProviderInput {
 export async function createProvider(ctx: ServiceContext, input: CreateProviderInput): Promise<Provider> {
   const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId);
   if (input.integrationId == null || input.integrationId === '') {
-    throw new BadRequestError("Missing required parameter: 'integration_id'.", { param: 'integration_id', code: 'missing_required_parameter' });
+    throw missingParameter('integration_id');
   }
   const integration = await findIntegration(ctx.em, ctx.principal.organisationId, input.integrationId, 'integration_id');
   const name = input.name != null ? validateName(input.name) : integration.name;

@@ -1,7 +1,7 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
-import { BadRequestError, NotFoundError } from '../../errors.js';
+import { BadRequestError, NotFoundError, missingParameter } from '../../errors.js';
 import { isUuid, uuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
 import { validateName } from '../tenancy/tenancy.service.js';
@@ -34,7 +34,6 @@ export const DEFAULT_POLICY_NAME = 'Usage limits policy';
 export const POLICY_NOT_FOUND = 'Usage limits policy not found.';
 
 const invalid = (param: string, message: string) => new BadRequestError(message, { param, code: 'invalid_value' });
-const missing = (param: string) => new BadRequestError(`Missing required parameter: '${param}'.`, { param, code: 'missing_required_parameter' });
 
 function throwFirst(issues: ValidationIssue[]): void {
   if (issues.length) throw invalid(issues[0].param, issues[0].message);
@@ -145,13 +144,13 @@ function normaliseConditions(list: Array<{ key: string; value: string }>, worksp
 }
 
 export async function createPolicy(ctx: ServiceContext, input: CreatePolicyInput): Promise<UsageLimitsPolicy> {
-  if (input.conditions === undefined || input.conditions === null) throw missing('conditions');
+  if (input.conditions === undefined || input.conditions === null) throw missingParameter('conditions');
   throwFirst(validateConditions(input.conditions));
-  if (input.groupBy === undefined || input.groupBy === null) throw missing('group_by');
+  if (input.groupBy === undefined || input.groupBy === null) throw missingParameter('group_by');
   throwFirst(validateGroupBy(input.groupBy));
-  if (input.type == null) throw missing('type');
+  if (input.type == null) throw missingParameter('type');
   const type = oneOf(POLICY_TYPES, input.type, 'type');
-  if (input.creditLimit == null) throw missing('credit_limit');
+  if (input.creditLimit == null) throw missingParameter('credit_limit');
   const creditLimit = numberOf(input.creditLimit, 'credit_limit');
   const alertThreshold = input.alertThreshold == null ? null : numberOf(input.alertThreshold, 'alert_threshold');
   throwFirst(validateLimits({ creditLimit, alertThreshold }));

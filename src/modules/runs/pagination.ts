@@ -4,7 +4,7 @@
  * `{object: "list", data, first_id, last_id, has_more}`.
  */
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/core';
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError, invalidType, unsupportedValue } from '../../errors.js';
 import type { ListObject } from './wire.js';
 
 export interface PageArgs {
@@ -27,7 +27,7 @@ export const MAX_LIMIT = 100;
 export function normalisePage(args: PageArgs): Normalised {
   const limit = args.limit ?? DEFAULT_LIMIT;
   if (!Number.isInteger(limit)) {
-    throw new BadRequestError(`Invalid type for 'limit': expected an integer.`, { param: 'limit', code: 'invalid_type' });
+    throw invalidType('limit', 'an integer', limit);
   }
   if (limit < 1) {
     throw new BadRequestError(`Invalid 'limit': integer below minimum value. Expected a value >= 1, but got ${limit} instead.`, { param: 'limit', code: 'integer_below_min_value' });
@@ -37,7 +37,7 @@ export function normalisePage(args: PageArgs): Normalised {
   }
   const order = args.order ?? 'desc';
   if (order !== 'asc' && order !== 'desc') {
-    throw new BadRequestError(`Invalid value: '${order}'. Supported values are: 'asc' and 'desc'.`, { param: 'order', code: 'invalid_value' });
+    throw unsupportedValue('order', order, ['asc', 'desc']);
   }
   return { limit, order, after: args.after ?? null, before: args.before ?? null };
 }
