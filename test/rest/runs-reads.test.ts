@@ -305,6 +305,8 @@ describe('cancelling a run that is already cancelling', () => {
     try {
       const { thread: th, run } = await startRun(t, 'please take long', {}, { tools: [] });
       await modelCalled;
+      // The run shows in_progress once the model has not answered at once (its first write).
+      await waitFor(t, th.id, run.id, ['in_progress']);
       const first = await t.request('POST', `/v1/threads/${th.id}/runs/${run.id}/cancel`, { headers: BETA });
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ id: run.id, status: 'cancelling', cancelled_at: null, expires_at: run.expires_at, usage: null });

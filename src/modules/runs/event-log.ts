@@ -49,11 +49,10 @@ export async function appendEvents(
   whileStatus?: RunStatus,
 ): Promise<RunEventRecord[]> {
   if (drafts.length === 0) return [];
-  const affected = whileStatus
-    ? await execute(tx, 'update runs set event_seq = event_seq + ? where id = ? and status = ?', [drafts.length, runId, whileStatus])
-    : await execute(tx, 'update runs set event_seq = event_seq + ? where id = ?', [drafts.length, runId]);
-  if (affected !== 1) throw new RunMovedError(runId);
-  const rows = await executeSql<{ seq: number }[]>(tx, 'select event_seq as seq from runs where id = ?', [runId]);
+  const rows = whileStatus
+    ? await executeSql<{ seq: number }[]>(tx, 'update runs set event_seq = event_seq + ? where id = ? and status = ? returning event_seq as seq', [drafts.length, runId, whileStatus])
+    : await executeSql<{ seq: number }[]>(tx, 'update runs set event_seq = event_seq + ? where id = ? returning event_seq as seq', [drafts.length, runId]);
+  if (rows.length !== 1) throw new RunMovedError(runId);
   const last = Number(rows[0].seq);
   const first = last - drafts.length + 1;
   const now = runtime.clock.now();

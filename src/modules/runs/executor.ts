@@ -1,9 +1,11 @@
 /**
  * The run executor: runs queued runs in the background of the server, at most RUN_CONCURRENCY at
  * a time, independently of any client connection. A run's model call never happens inside a
- * database transaction: each step of progress (start, a text delta, tool calls, the end) is its
- * own short transaction that also appends the run's events, and every status move is conditional,
- * so a cancel or a shutdown racing the executor is settled cleanly.
+ * database transaction. Its progress (the start, text deltas, tool calls, the end) is written in
+ * short transactions that also append the run's events; what arrives while one is pending joins
+ * it, so a model that answers at once costs one transaction and a slow stream one per pause.
+ * Every status move is conditional, so a cancel or a shutdown racing the executor is settled
+ * cleanly.
  */
 import { AppError } from '../../errors.js';
 import { prefixedId } from '../../lib/ids.js';
@@ -11,7 +13,7 @@ import type { Runtime } from '../../runtime.js';
 import { resolveProvider } from '../integrations/provider-resolution.js';
 import { checkOutput, onModelCall, type ResolvedProvider } from './admission.js';
 import { buildConversation, functionTools, modelToolChoice } from './conversation.js';
-import { RunMovedError, type EventDraft } from './event-log.js';
+import { execute, RunMovedError, type EventDraft } from './event-log.js';
 import { MessageSchema, type Message } from './message.entity.js';
 import { ModelError, type ModelRequest, type ToolCall, type Usage } from './models/model.js';
 import { modelRegistry } from './models/registry.js';
@@ -101,12 +103,9 @@ export class RunExecutor {
     // Stopped before it started: the run stays queued and is resumed at the next start.
     if (signal.aborted) return;
     const { runtime } = this;
-    const run = await commitRun(runtime, runtime.fork(), async (rtx) => {
-      const moved = await rtx.move(runId, 'queued', 'in_progress');
-      if (moved) await rtx.events(runId, [runEvent(moved)]);
-      return moved;
-    });
-    if (!run) {
+    // The move to in_progress is written with the job's first progress (RunJob.write).
+    const run = await runtime.fork().findOne(RunSchema, { id: runId });
+    if (run?.status !== 'queued') {
       await this.settleIfCancelling(runId);
       return;
     }
@@ -114,18 +113,21 @@ export class RunExecutor {
     try {
       await job.execute();
     } catch (error) {
-      await this.handleFailure(runId, error, signal);
+      await this.handleFailure(job, error, signal);
     }
   }
 
-  private async handleFailure(runId: string, error: unknown, signal: AbortSignal): Promise<void> {
+  private async handleFailure(job: RunJob, error: unknown, signal: AbortSignal): Promise<void> {
+    const runId = job.runId;
     const reason = signal.aborted ? signal.reason : null;
     const log = this.runtime.logger.child({ runId });
+    await job.settled();
     if (reason instanceof StopReason && reason.kind === 'shutdown') {
-      await failRun(this.runtime, runId, 'in_progress', SHUTDOWN_ERROR);
+      // Never started as far as the database knows: it stays queued for the next start.
+      if (job.started) await failRun(this.runtime, runId, 'in_progress', SHUTDOWN_ERROR);
       return;
     }
-    if (reason instanceof StopReason || error instanceof RunMovedError) {
+    if (reason instanceof StopReason || error instanceof RunMovedError || !(await job.start())) {
       await this.settleIfCancelling(runId);
       return;
     }
@@ -150,17 +152,33 @@ export function runExecutor(runtime: Runtime): RunExecutor {
   return runtime.singleton('runs.executor', () => new RunExecutor(runtime));
 }
 
-/** One model call of one run, from `in_progress` to its next resting status. */
+/**
+ * One model call of one run, from `queued` to its next resting status. What the model sends is
+ * kept in memory and written by `write`: a pending write is queued with `setImmediate`, so output
+ * that arrives before the event loop turns (a fast model) joins the same transaction, and the
+ * run's end takes whatever is still pending into its own.
+ */
 class RunJob {
-  private message: Message | null = null;
-  private step: RunStep | null = null;
+  /** The open message and step, once written (ids are enough: each write is its own transaction). */
+  private message: { id: string; stepId: string } | null = null;
   private text = '';
+  /** Text deltas not yet written. */
+  private pending: string[] = [];
+  private scheduled: NodeJS.Immediate | null = null;
+  private writing: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
+  /** The move to `in_progress` has been committed. */
+  started = false;
 
   constructor(
     private readonly runtime: Runtime,
     private run: Run,
     private readonly signal: AbortSignal,
   ) {}
+
+  get runId(): string {
+    return this.run.id;
+  }
 
   async execute(): Promise<void> {
     const provider = await this.provider();
@@ -170,10 +188,13 @@ class RunJob {
 
     let calls: ToolCall[] = [];
     let done: { finishReason: 'stop' | 'length' | 'tool_calls'; usage: Usage } | null = null;
+    // A model slow to answer shows the run in_progress meanwhile; a fast one writes it all at its end.
+    this.schedule();
     const startedAt = performance.now();
     for await (const event of adapter.stream(request)) {
       if (this.signal.aborted) throw this.signal.reason;
-      if (event.type === 'text_delta') await this.delta(event.text);
+      if (this.failure) throw this.failure;
+      if (event.type === 'text_delta') this.delta(event.text);
       else if (event.type === 'tool_calls') calls = event.calls;
       else done = event;
     }
@@ -241,19 +262,75 @@ class RunJob {
     };
   }
 
-  /** The first delta opens the message-creation step and the message; every delta is one event. */
-  private async delta(text: string): Promise<void> {
+  /** Every delta is one event; they are written with the next write. */
+  private delta(text: string): void {
     if (text === '') return;
     this.text += text;
-    await commitRun(this.runtime, this.runtime.fork(), async (rtx) => {
-      const drafts: EventDraft[] = this.message ? [] : this.openMessage(rtx);
-      const message = await rtx.tx.findOneOrFail(MessageSchema, { id: this.message!.id });
-      message.content = [{ type: 'text', text: { value: this.text, annotations: [] } }];
-      await rtx.tx.flush();
-      this.message = message;
-      drafts.push({ event: 'thread.message.delta', data: messageDelta(message.id, text) });
-      await rtx.events(this.run.id, drafts, 'in_progress');
+    this.pending.push(text);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.failure) return;
+    this.scheduled = setImmediate(() => {
+      this.scheduled = null;
+      this.writing = this.writing.then(() => this.write()).catch((error: unknown) => {
+        this.failure ??= error;
+      });
     });
+  }
+
+  /** Waits for the writes under way; a write not yet begun is left to the caller's own. */
+  async settled(): Promise<void> {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = null;
+    await this.writing;
+  }
+
+  /** Writes the start if it is not written yet; false when the run was moved by someone else first. */
+  async start(): Promise<boolean> {
+    try {
+      await this.write();
+      return true;
+    } catch (error) {
+      if (error instanceof RunMovedError) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * One transaction with what is pending — the move to in_progress if not yet written, the text
+   * received since the last write (opening the message on the first) — and then `end`'s writes.
+   * Its events are appended in that order.
+   */
+  private async write(end?: (rtx: RunTx) => Promise<EventDraft[]>): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.started && this.pending.length === 0 && !end) return;
+    const deltas = this.pending;
+    this.pending = [];
+    await commitRun(this.runtime, this.runtime.fork(), async (rtx) => {
+      const drafts: EventDraft[] = [];
+      if (!this.started) {
+        const run = await rtx.move(this.run.id, 'queued', 'in_progress');
+        if (!run) throw new RunMovedError(this.run.id);
+        this.run = run;
+        drafts.push(runEvent(run));
+      }
+      if (deltas.length > 0) {
+        // A message opened here is inserted with its text so far; an open one gets it (the end writes it whole).
+        if (!this.message) drafts.push(...this.openMessage(rtx));
+        else if (!end) await execute(rtx.tx, 'update thread_messages set content = ? where id = ?', [JSON.stringify(this.content()), this.message.id]);
+        const id = this.message!.id;
+        drafts.push(...deltas.map((text) => ({ event: 'thread.message.delta', data: messageDelta(id, text) })));
+      }
+      if (end) drafts.push(...(await end(rtx)));
+      await rtx.events(this.run.id, drafts, end || !this.started ? undefined : 'in_progress');
+    });
+    this.started = true;
+  }
+
+  private content(): Message['content'] {
+    return [{ type: 'text', text: { value: this.text, annotations: [] } }];
   }
 
   /** Creates the message step and the (empty, in-progress) message inside `rtx`. */
@@ -299,23 +376,26 @@ class RunJob {
       failedAt: null,
       completedAt: null,
     });
-    this.message = message;
-    this.step = step;
-    return [
+    this.message = { id: messageId, stepId: step.id };
+    const drafts = [
       { event: 'thread.run.step.created', data: runStepObject(step) },
       { event: 'thread.run.step.in_progress', data: runStepObject(step) },
       { event: 'thread.message.created', data: messageObject(message) },
       { event: 'thread.message.in_progress', data: messageObject(message) },
     ];
+    // The events show the message as created (empty); the row is inserted with the text so far.
+    if (this.text !== '') message.content = this.content();
+    return drafts;
   }
 
   /** Closes the open message and its step: completed, or incomplete (`max_tokens`, `run_failed`). */
   private async closeMessage(rtx: RunTx, usage: Usage, incompleteReason: string | null, lastError: { code: string; message: string } | null = null) {
     const drafts: EventDraft[] = this.message ? [] : this.openMessage(rtx);
     const now = rtx.now();
+    // Found in the identity map when this transaction opened them.
     const message = await rtx.tx.findOneOrFail(MessageSchema, { id: this.message!.id });
-    const step = await rtx.tx.findOneOrFail(RunStepSchema, { id: this.step!.id });
-    message.content = this.text === '' && message.content.length === 0 ? [] : [{ type: 'text', text: { value: this.text, annotations: [] } }];
+    const step = await rtx.tx.findOneOrFail(RunStepSchema, { id: this.message!.stepId });
+    message.content = this.text === '' ? [] : this.content();
     if (incompleteReason) {
       message.status = 'incomplete';
       message.incompleteDetails = { reason: incompleteReason };
@@ -333,9 +413,7 @@ class RunJob {
       step.completedAt = now;
     }
     step.usage = usage;
-    await rtx.tx.flush();
     this.message = null;
-    this.step = null;
     this.text = '';
     drafts.push(
       { event: incompleteReason ? 'thread.message.incomplete' : 'thread.message.completed', data: messageObject(message) },
@@ -345,7 +423,8 @@ class RunJob {
   }
 
   private async requireAction(calls: ToolCall[], usage: Usage): Promise<void> {
-    await commitRun(this.runtime, this.runtime.fork(), async (rtx) => {
+    await this.settled();
+    await this.write(async (rtx) => {
       const run = await rtx.move(this.run.id, 'in_progress', 'requires_action');
       if (!run) throw new RunMovedError(this.run.id);
       const drafts: EventDraft[] = this.message ? (await this.closeMessage(rtx, usage, null)).drafts : [];
@@ -374,13 +453,12 @@ class RunJob {
       });
       run.requiredToolCalls = calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } }));
       addUsage(run, usage);
-      await rtx.tx.flush();
       drafts.push(
         { event: 'thread.run.step.created', data: runStepObject(step) },
         { event: 'thread.run.step.in_progress', data: runStepObject(step) },
         runEvent(run),
       );
-      await rtx.events(run.id, drafts);
+      return drafts;
     });
   }
 
@@ -395,7 +473,8 @@ class RunJob {
     lastError: { code: string; message: string } | null,
     incompleteReason: string | null,
   ): Promise<void> {
-    await commitRun(this.runtime, this.runtime.fork(), async (rtx) => {
+    await this.settled();
+    await this.write(async (rtx) => {
       const run = await rtx.move(this.run.id, 'in_progress', status);
       if (!run) throw new RunMovedError(this.run.id);
       // A completed run always leaves a message (possibly empty); otherwise only an opened one is closed.
@@ -405,9 +484,8 @@ class RunJob {
       if (status === 'failed') run.lastError = lastError;
       if (status === 'incomplete') run.incompleteDetails = { reason: incompleteReason ?? 'max_completion_tokens' };
       addUsage(run, usage);
-      await rtx.tx.flush();
       drafts.push(runEvent(run));
-      await rtx.events(run.id, drafts);
+      return drafts;
     });
   }
 }

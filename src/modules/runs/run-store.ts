@@ -34,6 +34,7 @@ export function runSummary(run: Run): RunSummary {
 export class RunTx {
   readonly published: { runId: string; records: RunEventRecord[] }[] = [];
   readonly finished: Run[] = [];
+  private readonly moved = new Map<string, Run>();
 
   constructor(
     readonly tx: EntityManager,
@@ -58,7 +59,9 @@ export class RunTx {
   async move(runId: string, from: RunStatus, to: RunStatus): Promise<Run | null> {
     const won = await execute(this.tx, 'update runs set status = ? where id = ? and status = ?', [to, runId, from]);
     if (won !== 1) return null;
-    const run = await this.tx.findOneOrFail(RunSchema, { id: runId }, { refresh: true });
+    // A run this transaction already moved is current in its identity map; any other is read afresh.
+    const run = this.moved.get(runId) ?? (await this.tx.findOneOrFail(RunSchema, { id: runId }, { refresh: true }));
+    this.moved.set(runId, run);
     const now = this.now();
     applyLifecycle(run, transition(lifecycleOf(run, from), to, unixSeconds(now)), now);
     run.status = to;
@@ -68,7 +71,7 @@ export class RunTx {
       await execute(this.tx, 'update threads set active_run_id = null where id = ? and active_run_id = ?', [run.threadId, run.id]);
       this.finished.push(run);
     }
-    await this.tx.flush();
+    // Written with the transaction's next flush (at the latest its commit): one UPDATE for all its changes.
     return run;
   }
 

@@ -1,0 +1,49 @@
+/**
+ * What one run costs the database: every statement of `POST /v1/threads/runs` on the offline
+ * `local` model, from the request to the settled run, counted through the runtime's onQuery hook
+ * (a count, not a timing), after a first run as on a running gateway. The bounds are what the
+ * code reaches today, so a change that adds statements fails here; the goal is 15 statements, 5 of
+ * them in the request (`npm run bench` prints the count beside it).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runExecutor } from '../../../src/modules/runs/executor.js';
+import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { H } from './run-fixtures.js';
+
+let t: TestApp;
+let statements: string[] | null = null;
+
+beforeAll(async () => {
+  t = await createTestApp({}, { onQuery: (sql) => statements?.push(sql) });
+});
+afterAll(() => t.close());
+
+async function oneRun(assistantId: string) {
+  const response = await t.request('POST', '/v1/threads/runs', {
+    body: { assistant_id: assistantId, thread: { messages: [{ role: 'user', content: 'Say something short.' }] } },
+    headers: H,
+  });
+  expect(response.status).toBe(200);
+  return response.body;
+}
+
+it('a run on local: one transaction in the request, one for the whole execution, at most 30 statements', async () => {
+  const assistant = (await t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
+  await oneRun(assistant.id);
+  await runExecutor(t.app.runtime).whenIdle();
+
+  statements = [];
+  const run = await oneRun(assistant.id);
+  const inRequest = statements.length;
+  await runExecutor(t.app.runtime).whenIdle();
+  const all = statements;
+  statements = null;
+
+  const settled = await t.request('GET', `/v1/threads/${run.thread_id}/runs/${run.id}`, { headers: H });
+  expect(settled.body.status).toBe('completed');
+  const transactions = all.filter((sql) => /^\s*begin/i.test(sql)).length;
+  const counted = all.filter((sql) => !/^\s*(begin|commit|rollback|savepoint|release)/i.test(sql));
+  expect(transactions).toBe(2);
+  expect(counted.length).toBeLessThanOrEqual(30);
+  expect(inRequest).toBeLessThanOrEqual(16);
+});
