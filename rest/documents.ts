@@ -20,12 +20,24 @@ export interface Operation {
 
 const OPERATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'operations');
 
+// Per schema and directory: every app of a process (tests build many) shares the parsed and
+// validated documents, which are never changed after loading.
+const loaded = new WeakMap<GraphQLSchema, Map<string, ReadonlyMap<string, Operation>>>();
+
 /**
  * Reads every `rest/operations/*.graphql` file once, splits it into one document per named
  * operation (with the fragments that operation uses), and validates each against the schema, so
  * a REST request never parses or validates anything.
  */
-export function loadOperations(schema: GraphQLSchema, dir = OPERATIONS_DIR): Map<string, Operation> {
+export function loadOperations(schema: GraphQLSchema, dir = OPERATIONS_DIR): ReadonlyMap<string, Operation> {
+  let byDir = loaded.get(schema);
+  if (!byDir) loaded.set(schema, (byDir = new Map()));
+  let operations = byDir.get(dir);
+  if (!operations) byDir.set(dir, (operations = readOperations(schema, dir)));
+  return operations;
+}
+
+function readOperations(schema: GraphQLSchema, dir: string): Map<string, Operation> {
   const operations = new Map<string, Operation>();
   const problems: string[] = [];
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.graphql')).sort()) {

@@ -42,7 +42,7 @@ export function restPlugin(options: RestOptions): Plugin {
 async function handle(
   options: RestOptions,
   rows: RouteRow[],
-  operations: Map<string, Operation>,
+  operations: ReadonlyMap<string, Operation>,
   request: Request,
   url: URL,
 ): Promise<Response> {
