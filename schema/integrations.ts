@@ -2,16 +2,17 @@ import type { Integration } from '../src/modules/integrations/integration.entity
 import * as integrations from '../src/modules/integrations/integrations.service.js';
 import type { AccessSettings, IntegrationConfigurations, RateLimit, UsageLimit } from '../src/modules/integrations/limits.js';
 import type { Provider } from '../src/modules/integrations/provider.entity.js';
+import { MODEL_PROVIDERS, type AiProviderId } from '../src/modules/runs/models/providers.js';
 import * as providers from '../src/modules/integrations/providers.service.js';
 import type { WorkspaceAccess } from '../src/modules/integrations/workspace-access.entity.js';
 import { builder } from './builder.js';
 
 const AiProviderIdEnum = builder.enumType('AiProviderId', {
   description: 'Which kind of model provider an integration reaches.',
-  values: {
-    local: { description: 'The built-in deterministic model (no account, no network).' },
-    openai: { description: 'Any OpenAI-compatible chat-completions endpoint.' },
-  } as const,
+  values: Object.fromEntries(Object.entries(MODEL_PROVIDERS).map(([id, provider]) => [id, { description: provider.description }])) as Record<
+    AiProviderId,
+    { description: string }
+  >,
 });
 
 const ResourceStatusValues = {

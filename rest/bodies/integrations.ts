@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AI_PROVIDER_IDS } from '../../schema/contracts.js';
 
 // Bodies and query strings of the integrations and providers routes, in wire terms. They check
 // types (so GraphQL variable coercion never fails with a vaguer message); the rules (at most one
@@ -57,7 +58,7 @@ export const createIntegrationBody = z.object({
   name: z.string(),
   slug: z.string().nullish(),
   description: z.string().nullish(),
-  ai_provider_id: oneOf(['local', 'openai']),
+  ai_provider_id: oneOf(AI_PROVIDER_IDS),
   key: z.string().nullish(),
   configurations: configurationsBody.nullish(),
   workspace_id: z.string().nullish(),

@@ -1,8 +1,9 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import type { AccessSettings, IntegrationConfigurations } from './limits.js';
 
-export const AI_PROVIDER_IDS = ['local', 'openai'] as const;
-export type AiProviderId = (typeof AI_PROVIDER_IDS)[number];
+import { AI_PROVIDER_IDS } from '../runs/models/providers.js';
+
+export { AI_PROVIDER_IDS, type AiProviderId } from '../runs/models/providers.js';
 
 export const IntegrationSchema = defineEntity({
   name: 'Integration',
@@ -19,7 +20,7 @@ export const IntegrationSchema = defineEntity({
     activeSlug: p.string().nullable(),
     name: p.string(),
     description: p.text().nullable(),
-    aiProviderId: p.enum(['local', 'openai'] as const),
+    aiProviderId: p.enum(AI_PROVIDER_IDS),
     /** The provider's secret key, AES-256-GCM encrypted (src/lib/crypto.ts); never returned. */
     encryptedKey: p.text().nullable(),
     /** The key as shown to callers (last four characters), computed once when the key is written. */

@@ -3,9 +3,10 @@
 // model work; never logs the decrypted key.
 import type { EntityManager } from '@mikro-orm/core';
 import { NotFoundError, PermissionError } from '../../errors.js';
+import { configCache } from '../../lib/config-cache.js';
 import { decryptSecret } from '../../lib/crypto.js';
 import type { Runtime } from '../../runtime.js';
-import { IntegrationSchema } from './integration.entity.js';
+import { IntegrationSchema, type AiProviderId } from './integration.entity.js';
 import type { RateLimit, UsageLimit } from './limits.js';
 import { ProviderSchema } from './provider.entity.js';
 import { WorkspaceAccessSchema } from './workspace-access.entity.js';
@@ -15,7 +16,7 @@ export interface ResolvedProvider {
   integration: {
     id: string;
     slug: string;
-    aiProviderId: 'local' | 'openai';
+    aiProviderId: AiProviderId;
     baseUrl: string | null;
     /** Decrypted. Never log it, never return it. A non-enumerable property (see below). */
     apiKey: string | null;
@@ -33,9 +34,14 @@ export interface ResolvedProvider {
 /**
  * The provider a virtual key names in a workspace, with its integration and the workspace's
  * access. Unknown (or deleted) virtual key: 404 `virtual_key_not_found`. Access disabled, or the
- * integration deleted: 403 `integration_disabled`.
+ * integration deleted: 403 `integration_disabled`. Served from the config cache (scope
+ * `providers`): the services that write providers, integrations and access invalidate it.
  */
-export async function resolveProvider(em: EntityManager, runtime: Runtime, workspaceId: string, virtualKey: string): Promise<ResolvedProvider> {
+export function resolveProvider(em: EntityManager, runtime: Runtime, workspaceId: string, virtualKey: string): Promise<ResolvedProvider> {
+  return configCache(runtime).get('providers', `${workspaceId}\u0000${virtualKey}`, () => loadProvider(em, runtime, workspaceId, virtualKey));
+}
+
+async function loadProvider(em: EntityManager, runtime: Runtime, workspaceId: string, virtualKey: string): Promise<ResolvedProvider> {
   const provider = await em.findOne(ProviderSchema, { workspaceId, activeSlug: virtualKey });
   if (!provider) {
     throw new NotFoundError(`No provider found for virtual key '${virtualKey}' in this workspace.`, { code: 'virtual_key_not_found' });

@@ -1,27 +1,23 @@
 /**
  * Which ModelAdapter serves a run: chosen by the integration behind the run's virtual key
- * (`ai_provider_id`). Factories are per runtime, so a test (or a later provider) can replace one
- * without touching the executor.
+ * (`ai_provider_id`, one of the providers listed in providers.ts). Factories are per runtime, so a
+ * test can replace one without touching the executor.
  */
 import type { Runtime } from '../../../runtime.js';
 import type { ResolvedProvider } from '../../integrations/provider-resolution.js';
-import { LocalModel } from './local-model.js';
 import { ModelError, type ModelAdapter } from './model.js';
-import { OpenAIChatModel } from './openai-chat.js';
+import { MODEL_PROVIDERS } from './providers.js';
 
 export type ModelAdapterFactory = (provider: ResolvedProvider, runtime: Runtime) => ModelAdapter;
 
 export class ModelRegistry {
-  private readonly factories = new Map<string, ModelAdapterFactory>([
-    ['local', () => new LocalModel()],
-    [
-      'openai',
-      (provider, runtime) => {
-        const baseUrl = provider.integration.baseUrl ?? 'https://api.openai.com/v1';
-        return new OpenAIChatModel({ baseUrl, apiKey: provider.integration.apiKey ?? '', timeoutMs: runtime.config.MODEL_TIMEOUT_MS });
-      },
-    ],
-  ]);
+  private readonly factories = new Map<string, ModelAdapterFactory>(
+    Object.entries(MODEL_PROVIDERS).map(([id, registered]) => [
+      id,
+      (provider, runtime) =>
+        registered.adapter({ baseUrl: provider.integration.baseUrl, apiKey: provider.integration.apiKey, timeoutMs: runtime.config.MODEL_TIMEOUT_MS }),
+    ]),
+  );
 
   /** Replaces (or adds) the factory for one `ai_provider_id`. */
   set(aiProviderId: string, factory: ModelAdapterFactory): void {
