@@ -26,10 +26,16 @@ function withExtensions(error: GraphQLError): GraphQLError {
     path: error.path,
     extensions: {
       ...error.extensions,
-      status: 400,
+      // Yoga's own refusals say their HTTP status (405 for a mutation over GET); the rest are 400s.
+      status: httpStatusOf(error) ?? 400,
       type: 'invalid_request_error',
       param: null,
       code: error.extensions?.code ?? 'graphql_validation_failed',
     },
   });
+}
+
+function httpStatusOf(error: GraphQLError): number | null {
+  const status = (error.extensions?.http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' ? status : null;
 }

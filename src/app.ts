@@ -2,8 +2,9 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { RequestContext } from './context.js';
 import type { Config } from './config.js';
-import { PayloadTooLargeError } from './errors.js';
+import { PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.js';
 import { limitedParser } from './http/body-limit.js';
+import { graphqlAppErrorResponse } from './http/graphql-errors.js';
 import { graphqlStreamPlugin } from './http/graphql-stream.js';
 import { stampOverhead } from './http/data-plane.js';
 import { opsResponse } from './http/ops.js';
@@ -73,10 +74,7 @@ export async function createApp(config: Config, options: RuntimeOptions = {}): P
  */
 function edgePlugin(runtime: Runtime): Plugin {
   const routeOf = new WeakMap<Request, string>();
-  const graphqlTooLarge = () => {
-    const { status, type, param, code, message } = new PayloadTooLargeError(runtime.config.BODY_LIMIT_BYTES);
-    return Response.json({ errors: [{ message, extensions: { status, type, param, code } }] }, { status });
-  };
+  const graphqlTooLarge = () => graphqlAppErrorResponse(new PayloadTooLargeError(runtime.config.BODY_LIMIT_BYTES));
   return {
     async onRequest({ request, url, endResponse }) {
       requestIdOf(request);
@@ -86,7 +84,7 @@ function edgePlugin(runtime: Runtime): Plugin {
         routeOf.set(request, pathname);
         return endResponse(ops);
       }
-      if (pathname.startsWith('/graphql')) {
+      if (pathname === '/graphql' || pathname === '/graphql/' || pathname === '/graphql/stream') {
         routeOf.set(request, pathname.startsWith('/graphql/stream') ? '/graphql/stream' : '/graphql');
         const declared = Number(request.headers.get('content-length') ?? NaN);
         if (declared > runtime.config.BODY_LIMIT_BYTES) return endResponse(graphqlTooLarge());
@@ -103,7 +101,8 @@ function edgePlugin(runtime: Runtime): Plugin {
     },
     // A body without a declared length is held to the limit while it is read.
     onRequestParse({ requestParser, setRequestParser }) {
-      if (requestParser) setRequestParser(limitedParser(requestParser, runtime.config.BODY_LIMIT_BYTES, graphqlTooLarge));
+      // No parser for the content type: Yoga itself would answer an empty 415.
+      setRequestParser(requestParser ? limitedParser(requestParser, runtime.config.BODY_LIMIT_BYTES, graphqlTooLarge) : () => graphqlAppErrorResponse(new UnsupportedMediaTypeError()));
     },
     onResponse({ request, response }) {
       const { id, startedAt } = requestIdOf(request);

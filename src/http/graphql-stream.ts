@@ -3,9 +3,10 @@ import type { Response as HandlerResponse } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
 import { extensionsOf, maskError, requestIdOf } from '../../schema/index.js';
+import { UnsupportedMediaTypeError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
+import { graphqlErrorsResponse, type GraphQLErrorJson } from './graphql-errors.js';
 
-type ErrorJson = { message: string; extensions?: Record<string, unknown> };
 
 /**
  * GraphQL over SSE (graphql-sse's protocol) at `endpoint`, through the same envelop pipeline as
@@ -85,7 +86,7 @@ function emptyMessage(status: number, method: string): string {
     case 406:
       return 'Not acceptable: a stream token is registered with Accept: text/plain, operations are sent with Accept: application/json.';
     case 415:
-      return 'Request body must be JSON: send it with Content-Type: application/json.';
+      return new UnsupportedMediaTypeError().message;
     default:
       return `The stream request failed with status ${status}.`;
   }
@@ -94,22 +95,12 @@ function emptyMessage(status: number, method: string): string {
 /** A refusal with every error in the common shape; success passes through untouched. */
 async function withExtensions(response: Response, method: string): Promise<Response> {
   if (response.status < 400) return response;
-  let errors: ErrorJson[];
+  let errors: GraphQLErrorJson[];
   try {
-    errors = (JSON.parse(await response.text()) as { errors: ErrorJson[] }).errors;
+    errors = (JSON.parse(await response.text()) as { errors: GraphQLErrorJson[] }).errors;
     if (!Array.isArray(errors)) throw new TypeError('no errors list');
   } catch {
     errors = [{ message: emptyMessage(response.status, method) }];
   }
-  const status = response.status;
-  const type = status >= 500 ? 'server_error' : 'invalid_request_error';
-  const shaped = errors.map((error) => {
-    const { http: _http, headers: _headers, extra: _extra, ...extensions } = error.extensions ?? {};
-    if (typeof extensions.status === 'number') return { ...error, extensions };
-    return { ...error, extensions: { ...extensions, status, type, param: null, code: extensions.code ?? CODES[status] ?? null } };
-  });
-  const headers = new Headers(response.headers);
-  headers.set('content-type', 'application/json; charset=utf-8');
-  headers.delete('content-length');
-  return new Response(JSON.stringify({ errors: shaped }), { status, headers });
+  return graphqlErrorsResponse(response.status, errors, CODES[response.status] ?? null, new Headers(response.headers));
 }

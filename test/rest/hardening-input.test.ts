@@ -207,6 +207,25 @@ describe('GraphQL errors carry status, type, param and code everywhere', () => {
     });
   });
 
+  it("Yoga's own refusals on /graphql: extensions say the HTTP status; an unsupported body type is a 415 with a body", async () => {
+    const put = await stream('PUT', '/graphql', {});
+    expect(put).toEqual({
+      status: 405,
+      contentType: 'application/json; charset=utf-8',
+      body: { errors: [{ message: 'GraphQL only supports GET and POST requests.', extensions: { ...ext(405, 'BAD_REQUEST') } }] },
+    });
+    const text = await t.app.fetch(new Request('http://gatehouse.test/graphql', { method: 'POST', headers: { 'content-type': 'text/plain', 'x-gateway-api-key': t.key }, body: '{ viewer { organisation { name } } }' }));
+    expect({ status: text.status, body: await text.json() }).toEqual({
+      status: 415,
+      body: { errors: [{ message: 'Request body must be JSON: send it with Content-Type: application/json.', extensions: ext(415, 'unsupported_media_type') }] },
+    });
+  });
+
+  it('a path under /graphql that nothing serves is the ordinary unknown URL', async () => {
+    const r = await t.request('GET', '/graphql/nope');
+    expect(pick(r)).toEqual(errorResponse(404, 'Unknown request URL: GET /graphql/nope.', null, 'unknown_url'));
+  });
+
   it('the 413 for a 2 MB /graphql document', async () => {
     const r = await stream('POST', '/graphql', { query: `{ viewer { organisation { name } } } # ${'x'.repeat(2_000_000)}` });
     expect(r.status).toBe(413);

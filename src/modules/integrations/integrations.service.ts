@@ -2,6 +2,7 @@ import { UniqueConstraintViolationException, type EntityManager } from '@mikro-o
 import { requireOrganisationKey, resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, ConflictError, missingParameter } from '../../errors.js';
+import { configCache } from '../../lib/config-cache.js';
 import { encryptSecret, maskSecret } from '../../lib/crypto.js';
 import { slugify, uuid } from '../../lib/ids.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
@@ -244,6 +245,7 @@ export async function updateIntegration(ctx: ServiceContext, slugOrId: string, i
   if (sealed) Object.assign(integration, sealed);
   integration.updatedAt = ctx.runtime.clock.now();
   await ctx.em.flush();
+  configCache(ctx.runtime).invalidate('providers');
   return integration;
 }
 
@@ -259,6 +261,7 @@ export async function deleteIntegration(ctx: ServiceContext, slugOrId: string): 
     await tx.nativeUpdate(IntegrationSchema, { id: integration.id }, { status: 'archived', activeSlug: null, updatedAt: now });
     await tx.nativeUpdate(ProviderSchema, { integrationId: integration.id, status: 'active' }, { status: 'archived', activeSlug: null, updatedAt: now });
   });
+  configCache(ctx.runtime).invalidate('providers');
   // The same values the transaction wrote, so this request's unit of work agrees with the database.
   return Object.assign(integration, { status: 'archived' as const, activeSlug: null, updatedAt: now });
 }
@@ -408,5 +411,6 @@ export async function updateIntegrationWorkspaces(
     const engine = usageEngine(ctx.runtime);
     for (const accessId of resetAccessIds) await engine.resetUsage(WORKSPACE_ACCESS_OWNER, accessId, undefined, {}, tx);
   });
+  configCache(ctx.runtime).invalidate('providers');
   return { resetAccessIds };
 }

@@ -2,6 +2,7 @@ import { UniqueConstraintViolationException, type EntityManager } from '@mikro-o
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, ConflictError, NotFoundError, PermissionError, missingParameter } from '../../errors.js';
+import { configCache } from '../../lib/config-cache.js';
 import { uuid } from '../../lib/ids.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import type { Runtime } from '../../runtime.js';
@@ -198,6 +199,7 @@ export async function updateProvider(ctx: ServiceContext, slug: string, input: U
   const outputGuardrails = input.outputGuardrails !== undefined ? validateGuardrailRefs(input.outputGuardrails ?? [], 'output_guardrails') : provider.outputGuardrails;
   Object.assign(provider, { name, note: note ?? null, inputGuardrails, outputGuardrails, updatedAt: ctx.runtime.clock.now() });
   await ctx.em.flush();
+  configCache(ctx.runtime).invalidate('providers');
   return provider;
 }
 
@@ -206,6 +208,7 @@ export async function deleteProvider(ctx: ServiceContext, slug: string, workspac
   const provider = await findProvider(ctx, slug, workspaceId);
   Object.assign(provider, { status: 'archived' as const, activeSlug: null, updatedAt: ctx.runtime.clock.now() });
   await ctx.em.flush();
+  configCache(ctx.runtime).invalidate('providers');
   return provider;
 }
 
