@@ -32,8 +32,9 @@ export function* tokenizerPieces(text: string): Generator<string> {
   let start = 0;
   while (text.length - start > PIECE_MAX) {
     const limit = start + PIECE_MAX;
-    let cut = text.lastIndexOf(' ', limit);
-    while (cut > start && isSpace(text.charCodeAt(cut - 1))) cut = text.lastIndexOf(' ', cut - 1);
+    // Searched by hand: lastIndexOf has no lower bound and would rescan the whole text each time.
+    let cut = limit;
+    while (cut > start && !(text.charCodeAt(cut) === 0x20 && !isSpace(text.charCodeAt(cut - 1)))) cut--;
     if (cut <= start) {
       cut = limit;
       // Never between the halves of a surrogate pair.
