@@ -26,7 +26,17 @@ export interface ValidationIssue {
   message: string;
 }
 
-export const FIXED_KEYS = ['workspace_id', 'api_key', 'virtual_key', 'model'] as const;
+/**
+ * The condition (and group_by) keys and the request fact each reads: a new key is one line here,
+ * and validation, matching and grouping all follow. `metadata.<name>` keys come on top.
+ */
+const FIXED_KEY_VALUES = {
+  workspace_id: (req: UsageRequest) => req.workspaceId,
+  api_key: (req: UsageRequest) => req.apiKeyId,
+  virtual_key: (req: UsageRequest) => req.virtualKey,
+  model: (req: UsageRequest) => req.model,
+} as const;
+export const FIXED_KEYS = Object.keys(FIXED_KEY_VALUES) as (keyof typeof FIXED_KEY_VALUES)[];
 export const METADATA_PREFIX = 'metadata.';
 /** Value meaning "any value, or none at all". */
 export const WILDCARD = '*';
@@ -98,12 +108,7 @@ export function validateGroupBy(list: unknown, param = 'group_by'): ValidationIs
  * Metadata is read with hasOwn so a name like `constructor` never resolves to an inherited property.
  */
 export function requestValue(key: string, req: UsageRequest): string | undefined {
-  switch (key) {
-    case 'workspace_id': return req.workspaceId;
-    case 'api_key': return req.apiKeyId;
-    case 'virtual_key': return req.virtualKey;
-    case 'model': return req.model;
-  }
+  if (Object.hasOwn(FIXED_KEY_VALUES, key)) return FIXED_KEY_VALUES[key as keyof typeof FIXED_KEY_VALUES](req);
   if (!key.startsWith(METADATA_PREFIX)) return undefined;
   const name = key.slice(METADATA_PREFIX.length);
   return Object.hasOwn(req.metadata, name) ? req.metadata[name] : undefined;
