@@ -16,7 +16,8 @@ beforeAll(async () => {
   http = createHttpServer((req, res) => {
     // Reads the whole body, then answers: only a complete request gets a 200.
     req.resume();
-    req.on('end', () => res.end('ok'));
+    // /slow answers after the request timeout: only receiving the request is timed, not the answer.
+    req.on('end', () => (req.url === '/slow' ? setTimeout(() => res.end('late'), 1_000) : res.end('ok')));
   }, config);
   await new Promise<void>((resolve) => http.server.listen(0, '127.0.0.1', resolve));
   port = (http.server.address() as AddressInfo).port;
@@ -61,6 +62,12 @@ describe('HTTP timeouts', () => {
   it('a request sent at normal speed is served', async () => {
     const response = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'hello' });
     expect(await response.text()).toBe('ok');
+  });
+
+  it('a complete request whose answer takes longer than the timeouts is answered', async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/slow`, { method: 'POST', body: 'hello' });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('late');
   });
 
   it('configuration refuses a headers timeout above the request timeout', () => {
