@@ -3,6 +3,7 @@
 // model work; never logs the decrypted key.
 import type { EntityManager } from '@mikro-orm/core';
 import { NotFoundError, PermissionError } from '../../errors.js';
+import { dataVersion } from '../../db/sql.js';
 import { configCache } from '../../lib/config-cache.js';
 import { decryptSecret } from '../../lib/crypto.js';
 import type { Runtime } from '../../runtime.js';
@@ -37,8 +38,10 @@ export interface ResolvedProvider {
  * integration deleted: 403 `integration_disabled`. Served from the config cache (scope
  * `providers`): the services that write providers, integrations and access invalidate it.
  */
-export function resolveProvider(em: EntityManager, runtime: Runtime, workspaceId: string, virtualKey: string): Promise<ResolvedProvider> {
-  return configCache(runtime).get('providers', `${workspaceId}\u0000${virtualKey}`, () => loadProvider(em, runtime, workspaceId, virtualKey));
+export async function resolveProvider(em: EntityManager, runtime: Runtime, workspaceId: string, virtualKey: string): Promise<ResolvedProvider> {
+  const cache = configCache(runtime);
+  cache.sync(await dataVersion(em));
+  return cache.get('providers', `${workspaceId}\u0000${virtualKey}`, () => loadProvider(em, runtime, workspaceId, virtualKey));
 }
 
 async function loadProvider(em: EntityManager, runtime: Runtime, workspaceId: string, virtualKey: string): Promise<ResolvedProvider> {
