@@ -164,7 +164,7 @@ export const ERROR_CODES = {
   unknown_parameter: [400, 'A key the operation does not accept (where unknown keys are refused).'],
   invalid_type: [400, 'A value of the wrong JSON type.'],
   invalid_value: [400, 'A value of the right type that is not allowed.'],
-  invalid_character: [400, 'A control character (U+0000) in a string.'],
+  invalid_character: [400, 'U+0000 or a lone UTF-16 surrogate in a string or an object key.'],
   nesting_too_deep: [400, 'JSON nested deeper than the limit.'],
   empty_string: [400, 'A blank string where text is required.'],
   empty_array: [400, 'An empty array where one item is required.'],
