@@ -11,3 +11,13 @@ export async function executeSql<T = unknown>(em: EntityManager, sql: string, pa
   };
   return connection.execute(sql, params, method, em.isInTransaction() ? em.getTransactionContext() : undefined);
 }
+
+/**
+ * SQLite's `data_version` of `em`'s connection: it changes when another connection (another
+ * process on the same file) has committed since the last call, never for this connection's own
+ * commits. Caches of this process compare it to know when to drop what they hold.
+ */
+export async function dataVersion(em: EntityManager): Promise<number> {
+  const row = await executeSql<{ data_version: number } | undefined>(em, 'pragma data_version', [], 'get');
+  return Number(row?.data_version ?? 0);
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
+import { configCache } from '../../src/lib/config-cache.js';
 import { IntegrationSchema } from '../../src/modules/integrations/integration.entity.js';
 import { resolveProvider } from '../../src/modules/integrations/provider-resolution.js';
 import { createTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
@@ -130,7 +131,9 @@ describe('resolveProvider', () => {
   });
 
   it('archived integration behind a live provider: 403 integration_disabled', async () => {
+    // Written behind the services' back, so told to the cache as they would.
     await t.app.runtime.fork().nativeUpdate(IntegrationSchema, { id: openaiId }, { status: 'archived' });
+    configCache(t.app.runtime).invalidate('providers');
     try {
       await expect(resolve(defaultId, 'openai')).rejects.toMatchObject({
         status: 403,
@@ -139,6 +142,7 @@ describe('resolveProvider', () => {
       });
     } finally {
       await t.app.runtime.fork().nativeUpdate(IntegrationSchema, { id: openaiId }, { status: 'active' });
+      configCache(t.app.runtime).invalidate('providers');
     }
   });
 });

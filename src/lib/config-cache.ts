@@ -1,0 +1,63 @@
+/**
+ * In-memory copies of configuration that the data path reads on every request and that rarely
+ * changes. Each entry belongs to a scope; a service that writes what a scope is built from calls
+ * `invalidate(scope)` once its write is done, which drops the whole scope (writes are rare, so a
+ * coarse drop keeps the rule simple: no entry can outlive a write it depends on).
+ *
+ * Several processes on one database: readers pass the database's `data_version` to `sync` before
+ * reading (src/db/sql.ts), and any commit by another connection drops everything. Listeners see
+ * every local invalidation, so a transport between instances can later forward them precisely
+ * (applied with `invalidate(scope, { remote: true })`, not forwarded again) instead.
+ */
+export type CacheScope =
+  /** A workspace's provider by virtual key, with its integration and the workspace's access. */
+  'providers';
+
+type Listener = (scope: CacheScope) => void;
+
+export class ConfigCache {
+  private readonly scopes = new Map<CacheScope, Map<string, Promise<unknown>>>();
+  private readonly listeners = new Set<Listener>();
+  private version: number | null = null;
+
+  /** Drops every scope when `version` (the database's data_version) moved since the last call. */
+  sync(version: number): void {
+    if (this.version !== null && version !== this.version) this.scopes.clear();
+    this.version = version;
+  }
+
+  /**
+   * The cached value, or `load()`'s (shared by concurrent callers). A failed load is not kept. A
+   * load that an invalidation overtakes answers its own callers but is not kept either.
+   */
+  get<T>(scope: CacheScope, key: string, load: () => Promise<T>): Promise<T> {
+    let entries = this.scopes.get(scope);
+    if (!entries) this.scopes.set(scope, (entries = new Map()));
+    const cached = entries.get(key);
+    if (cached) return cached as Promise<T>;
+    const loading = load();
+    entries.set(key, loading);
+    const forget = () => {
+      if (entries.get(key) === loading) entries.delete(key);
+    };
+    loading.catch(forget);
+    return loading;
+  }
+
+  invalidate(scope: CacheScope, options: { remote?: boolean } = {}): void {
+    this.scopes.delete(scope);
+    if (options.remote) return;
+    for (const listener of this.listeners) listener(scope);
+  }
+
+  /** Called with each local invalidation; returns the unsubscribe function. */
+  onInvalidate(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+/** The app's cache (one per runtime). */
+export function configCache(runtime: { singleton<T>(key: string, create: () => T): T }): ConfigCache {
+  return runtime.singleton('config-cache', () => new ConfigCache());
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigCache } from '../../../src/lib/config-cache.js';
+
+describe('ConfigCache', () => {
+  it('loads once per key, shares a load in flight, and loads again after an invalidation', async () => {
+    const cache = new ConfigCache();
+    let loads = 0;
+    const load = async () => ++loads;
+    const [a, b] = await Promise.all([cache.get('providers', 'k', load), cache.get('providers', 'k', load)]);
+    expect([a, b, loads]).toEqual([1, 1, 1]);
+    expect(await cache.get('providers', 'other', load)).toBe(2);
+    cache.invalidate('providers');
+    expect(await cache.get('providers', 'k', load)).toBe(3);
+    expect(await cache.get('providers', 'k', load)).toBe(3);
+  });
+
+  it('keeps neither a failed load nor one an invalidation overtook', async () => {
+    const cache = new ConfigCache();
+    await expect(cache.get('providers', 'k', () => Promise.reject(new Error('no such key')))).rejects.toThrow('no such key');
+    expect(await cache.get('providers', 'k', async () => 'found')).toBe('found');
+
+    cache.invalidate('providers');
+    let finish!: (value: string) => void;
+    const before = cache.get('providers', 'k', () => new Promise<string>((resolve) => (finish = resolve)));
+    cache.invalidate('providers'); // a write lands while the load reads the old state
+    finish('old');
+    expect(await before).toBe('old');
+    expect(await cache.get('providers', 'k', async () => 'new')).toBe('new');
+  });
+
+  it('tells listeners about local invalidations only', () => {
+    const cache = new ConfigCache();
+    const seen: string[] = [];
+    const stop = cache.onInvalidate((scope) => seen.push(scope));
+    cache.invalidate('providers');
+    cache.invalidate('providers', { remote: true });
+    stop();
+    cache.invalidate('providers');
+    expect(seen).toEqual(['providers']);
+  });
+});
+
+describe('ConfigCache.sync', () => {
+  it('drops everything when the database version moved (another process committed), not before', async () => {
+    const cache = new ConfigCache();
+    let loads = 0;
+    const load = async () => ++loads;
+    cache.sync(7);
+    await cache.get('providers', 'k', load);
+    cache.sync(7);
+    expect(await cache.get('providers', 'k', load)).toBe(1);
+    cache.sync(8);
+    expect(await cache.get('providers', 'k', load)).toBe(2);
+  });
+});
