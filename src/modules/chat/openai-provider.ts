@@ -107,8 +107,9 @@ export class OpenAIProvider implements ModelProvider {
 
     for (let attempt = 0; ; attempt++) {
       const controller = new AbortController();
-      const onAbort = () => controller.abort(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
+      // AbortSignal.any links without a listener on the long-lived caller signal (shared by every
+      // call in flight, which would otherwise collect one listener per call).
+      const linked = AbortSignal.any([signal, controller.signal]);
       let timedOut = false;
       const waitFor = async <T>(promise: Promise<T>): Promise<T> => {
         const timer = setTimeout(() => {
@@ -124,13 +125,10 @@ export class OpenAIProvider implements ModelProvider {
           clearTimeout(timer);
         }
       };
-      const release = () => {
-        signal.removeEventListener('abort', onAbort);
-        controller.abort();
-      };
+      const release = () => controller.abort();
       let retryAfterMs: number | null = null;
       try {
-        const response = await waitFor(this.fetch(url, { method: 'POST', headers, body: payload, signal: controller.signal }));
+        const response = await waitFor(this.fetch(url, { method: 'POST', headers, body: payload, signal: linked }));
         if (response.ok) return { response, waitFor, release };
         if (!retryable(response.status) || attempt >= retries) {
           const error = await upstreamError(response, apiKey, waitFor);

@@ -1,0 +1,139 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../src/app.js';
+import { configFrom } from '../src/config.js';
+
+/**
+ * `npm run bench` (chat part): the latency Gatehouse adds to `POST /v1/chat/completions`. A small
+ * local fake upstream answers at once; the same request goes to it directly and through the
+ * gateway (an `openai` integration on that upstream, with every check on: a tokens usage-limit
+ * policy, a rate limit that never refuses, and a passing input guardrail). Non-streamed and
+ * streamed, at concurrency 1 and 50, in alternating batches (direct, gateway, gateway, direct…)
+ * so drift falls on both. Prints p50/p99 of each and the added p50/p99 and the throughput ratio
+ * beside the goal (added p50 ≤ 1 ms, p99 ≤ 5 ms, throughput ≥ 0.8× direct). Asserts nothing.
+ *
+ * Environment: BENCH_CHAT_REQUESTS (per configuration and concurrency, default 600),
+ * BENCH_CHAT_ROUNDS (batches, default 6), BENCH_CHAT_ENFORCEMENT=off (no policy, rate limit or
+ * guardrail: what the gateway's own path costs).
+ */
+const REQUESTS = Number(process.env.BENCH_CHAT_REQUESTS ?? 600);
+const ROUNDS = Number(process.env.BENCH_CHAT_ROUNDS ?? 6);
+const KEY = 'bench-bootstrap-key-0123456789';
+
+const COMPLETION = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1_700_000_000,
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the fake upstream.' }, logprobs: null, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
+});
+const CHUNKS = [
+  ...['Hello', ' from', ' the', ' fake', ' upstream.'].map((content) => ({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] })),
+  { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+  { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } },
+];
+const STREAM_BODY = `${CHUNKS.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`;
+
+const upstream = createServer((req, res) => {
+  let raw = '';
+  req.on('data', (piece) => (raw += piece));
+  req.on('end', () => {
+    const body = JSON.parse(raw) as { stream?: boolean };
+    if (body.stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(STREAM_BODY);
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(COMPLETION);
+    }
+  });
+});
+const listen = async (server: Server) => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+const upstreamUrl = `${await listen(upstream)}/v1`;
+
+const app = await createApp(configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }));
+const gateway = createServer(app.yoga);
+const gatewayUrl = `${await listen(gateway)}/v1`;
+const admin = { 'x-gateway-api-key': KEY, 'content-type': 'application/json' };
+
+async function setup(method: string, path: string, body: unknown): Promise<any> {
+  const response = await fetch(`${gatewayUrl}${path}`, { method, headers: admin, body: JSON.stringify(body) });
+  const json = await response.json();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
+  return json;
+}
+await setup('POST', '/integrations', { name: 'Bench upstream', slug: 'upstream', ai_provider_id: 'openai', key: 'sk-bench', configurations: { base_url: upstreamUrl } });
+const ENFORCEMENT = process.env.BENCH_CHAT_ENFORCEMENT !== 'off';
+if (ENFORCEMENT) {
+  await setup('PUT', '/integrations/upstream/workspaces', { workspaces: [{ id: 'default', enabled: true, rate_limits: [{ type: 'requests', unit: 'rpm', value: 1_000_000 }] }] });
+  await setup('POST', '/policies/usage-limits', { name: 'Huge', conditions: [{ key: 'workspace_id', value: '*' }], group_by: [{ key: 'api_key' }], type: 'tokens', credit_limit: 1e12 });
+  const guard = await setup('POST', '/guardrails', { name: 'Has words', checks: [{ id: 'default.regexMatch', parameters: { rule: 'tickets' } }], actions: { deny: false } });
+  await setup('PUT', '/providers/upstream', { input_guardrails: [guard.slug] });
+} else {
+  await setup('PUT', '/integrations/upstream/workspaces', { workspaces: [{ id: 'default', enabled: true }] });
+}
+console.log(`enforcement: ${ENFORCEMENT ? 'a tokens policy, a rate limit and an input guardrail' : 'none (BENCH_CHAT_ENFORCEMENT=off)'}`);
+
+const messages = [{ role: 'user', content: 'Summarise the open tickets of the northern region in one line.' }];
+type Target = 'direct' | 'gateway';
+
+function send(target: Target, stream: boolean): Promise<Response> {
+  const url = target === 'direct' ? `${upstreamUrl}/chat/completions` : `${gatewayUrl}/chat/completions`;
+  const model = target === 'direct' ? 'gpt-4o-mini' : '@upstream/gpt-4o-mini';
+  const headers = target === 'direct' ? { 'content-type': 'application/json', authorization: 'Bearer sk-bench' } : admin;
+  return fetch(url, { method: 'POST', headers, body: JSON.stringify({ model, messages, ...(stream && { stream: true, stream_options: { include_usage: true } }) }) });
+}
+
+async function batch(target: Target, stream: boolean, count: number, concurrency: number, latencies: number[]): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < count) {
+        const t0 = performance.now();
+        const response = await send(target, stream);
+        const body = await response.text();
+        if (response.status !== 200) throw new Error(`${target}: HTTP ${response.status} ${body}`);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  return performance.now() - started;
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+
+for (const stream of [false, true]) {
+  for (const concurrency of [1, 50]) {
+    for (const target of ['direct', 'gateway'] as const) await batch(target, stream, 100, concurrency, []); // warm-up
+    const latencies: Record<Target, number[]> = { direct: [], gateway: [] };
+    const elapsed: Record<Target, number> = { direct: 0, gateway: 0 };
+    const per = Math.ceil(REQUESTS / ROUNDS);
+    for (let round = 0; round < ROUNDS; round++) {
+      const order: Target[] = round % 2 === 0 ? ['direct', 'gateway'] : ['gateway', 'direct'];
+      for (const target of order) elapsed[target] += await batch(target, stream, per, concurrency, latencies[target]);
+    }
+    const stats = (target: Target) => {
+      const sorted = [...latencies[target]].sort((a, b) => a - b);
+      return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), rps: (sorted.length / elapsed[target]) * 1000 };
+    };
+    const direct = stats('direct');
+    const through = stats('gateway');
+    const label = `${stream ? 'streamed' : 'non-streamed'}, concurrency ${concurrency}`;
+    console.log(`chat ${label}`);
+    for (const [name, s] of [['direct', direct], ['gateway', through]] as const) {
+      console.log(`  ${name.padEnd(8)} ${s.rps.toFixed(0).padStart(6)} req/s   p50 ${s.p50.toFixed(2)} ms   p99 ${s.p99.toFixed(2)} ms`);
+    }
+    console.log(
+      `  added p50 ${(through.p50 - direct.p50).toFixed(2)} ms (goal ≤ 1 ms)   added p99 ${(through.p99 - direct.p99).toFixed(2)} ms (goal ≤ 5 ms)   throughput ${(through.rps / direct.rps).toFixed(2)}× direct (goal ≥ 0.80×)`,
+    );
+  }
+}
+
+gateway.close();
+upstream.close();
+await app.close();
