@@ -16,8 +16,8 @@ export interface GraphQLErrorJson {
 export function graphqlErrorsResponse(status: number, errors: GraphQLErrorJson[], code: string | null = null, headers = new Headers()): Response {
   const type = status >= 500 ? 'server_error' : 'invalid_request_error';
   const shaped = errors.map((error) => {
-    // `http` is Yoga's instruction for the status, `headers` and `extra` are the REST layer's.
-    const { http: _http, headers: _headers, extra: _extra, ...extensions } = error.extensions ?? {};
+    // `http` is Yoga's instruction for the response status, not part of the error.
+    const { http: _http, ...extensions } = error.extensions ?? {};
     if (typeof extensions.status === 'number') return { ...error, extensions };
     return { ...error, extensions: { ...extensions, status, type, param: null, code: extensions.code ?? code } };
   });
@@ -28,6 +28,6 @@ export function graphqlErrorsResponse(status: number, errors: GraphQLErrorJson[]
 
 /** An AppError raised at the edge, as GraphQL clients read errors. */
 export function graphqlAppErrorResponse(error: AppError): Response {
-  const extensions = toExtensions(error) as unknown as Record<string, unknown>;
-  return graphqlErrorsResponse(error.status, [{ message: error.message, extensions }], null, new Headers(error.headers));
+  const { status, type, param, code } = toExtensions(error);
+  return graphqlErrorsResponse(status, [{ message: error.message, extensions: { status, type, param, code } }], null, new Headers(error.headers));
 }

@@ -198,7 +198,10 @@ describe('GraphQL errors carry status, type, param and code everywhere', () => {
     });
     const unauthenticated = await stream('POST', '/graphql/stream', { query: '{ viewer { organisation { name } } }' }, { ...sse, 'x-gateway-api-key': 'gk_wrong_key_000000000000' });
     expect(unauthenticated.status).toBe(401);
-    expect(unauthenticated.body.errors.map((e: any) => e.extensions)).toEqual([{ status: 401, type: 'authentication_error', param: null, code: 'invalid_api_key' }]);
+    // The same extensions as the error /graphql gives for a wrong key.
+    const overGraphql = await t.graphql('{ viewer { organisation { name } } }', {}, 'gk_wrong_key_000000000000');
+    expect(unauthenticated.body.errors).toEqual(overGraphql.errors);
+    expect(unauthenticated.body.errors[0].extensions).toMatchObject({ status: 401, type: 'authentication_error', param: null, code: 'invalid_api_key' });
     const nul = await stream('POST', '/graphql/stream', { query: 'query($s: String!) { collection(idOrSlug: $s) { id } }', variables: { s: '\u0000' } }, sse);
     expect(nul).toEqual({
       status: 400,
