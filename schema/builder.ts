@@ -3,7 +3,7 @@ import DataloaderPlugin from '@pothos/plugin-dataloader';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import { GraphQLScalarType, Kind } from 'graphql';
 import type { RequestContext } from '../src/context.js';
-import { PermissionError } from '../src/errors.js';
+import { organisationKeyRequired } from '../src/auth/tenancy.js';
 
 /**
  * The one SchemaBuilder. It defines plugins, scalars and the root types, and no domain types: each
@@ -23,8 +23,7 @@ export const builder = new SchemaBuilder<{
   scopeAuth: {
     authorizeOnSubscribe: true,
     authScopes: (context) => ({ organisationKey: context.principal.type === 'organisation' }),
-    unauthorizedError: () =>
-      new PermissionError('This operation needs an organisation API key.', { code: 'permission_denied' }),
+    unauthorizedError: () => organisationKeyRequired(),
   },
 });
 

@@ -2,6 +2,7 @@ import { GraphQLError } from 'graphql';
 import { authenticate } from '../src/auth/authenticate.js';
 import type { RequestContext } from '../src/context.js';
 import { AppError, toExtensions } from '../src/errors.js';
+import { Scope } from '../src/auth/tenancy.js';
 import type { Runtime } from '../src/runtime.js';
 
 export type { RequestContext, Runtime };
@@ -52,6 +53,7 @@ export async function createRequestContext(runtime: Runtime, request: Request): 
   const context: RequestContext = {
     runtime,
     principal,
+    scope: new Scope(principal),
     em: runtime.fork(),
     requestId,
     request,

@@ -1,12 +1,15 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Principal } from './auth/principal.js';
+import type { Scope } from './auth/tenancy.js';
 import type { Logger } from './lib/logger.js';
 import type { Runtime } from './runtime.js';
 
-/** What a service needs: a unit of work, who is calling, and the app. */
+/** What a service needs: a unit of work, who is calling (and what it may see), and the app. */
 export interface ServiceContext {
   em: EntityManager;
   principal: Principal;
+  /** Tenancy questions (which rows, which workspace, organisation key or not): ask this. */
+  scope: Scope;
   runtime: Runtime;
 }
 

@@ -36,11 +36,65 @@ export function canSeeWorkspace(principal: Principal, workspaceId: string | null
   return principal.workspaceId === null || principal.workspaceId === workspaceId;
 }
 
+/** The one answer to a workspace key acting on organisation-level settings (403). */
+export function organisationKeyRequired(): PermissionError {
+  return new PermissionError('This operation needs an organisation API key.', { code: 'permission_denied' });
+}
+
 /** Organisation-level settings are for organisation keys only: a workspace key gets 403. */
-export function requireOrganisationKey(principal: Principal, action: string): void {
-  if (principal.type !== 'organisation') {
-    throw new PermissionError(`A workspace API key cannot ${action}: use an organisation API key.`, {
-      code: 'permission_denied',
-    });
+export function requireOrganisationKey(principal: Principal): void {
+  if (principal.type !== 'organisation') throw organisationKeyRequired();
+}
+
+/**
+ * What the caller may see and do, asked by every service instead of reading the principal: rows of
+ * its organisation, and for a workspace key only its own workspace's (organisation-wide rows, whose
+ * workspace is null, where a service has them). On the context as `ctx.scope`.
+ */
+export class Scope {
+  constructor(readonly principal: Principal) {}
+
+  get organisationId(): string {
+    return this.principal.organisationId;
+  }
+
+  /** A workspace key's own workspace; null for an organisation key. */
+  get ownWorkspaceId(): string | null {
+    return this.principal.workspaceId;
+  }
+
+  get isOrganisationKey(): boolean {
+    return this.principal.type === 'organisation';
+  }
+
+  /** Whether a row (its organisation and workspace; null: organisation-wide) exists for the caller. */
+  sees(row: { organisationId: string; workspaceId?: string | null } | null | undefined): boolean {
+    return !!row && row.organisationId === this.organisationId && canSeeWorkspace(this.principal, row.workspaceId);
+  }
+
+  /** Whether a row that always belongs to one workspace (null: the organisation's own) is the caller's. */
+  owns(row: { organisationId: string; workspaceId?: string | null }): boolean {
+    return row.organisationId === this.organisationId && (this.ownWorkspaceId === null || row.workspaceId === this.ownWorkspaceId);
+  }
+
+  /** The filter of the workspace rows the caller sees. */
+  rows(): { organisationId: string; workspaceId?: string } {
+    const own = this.ownWorkspaceId;
+    return own ? { organisationId: this.organisationId, workspaceId: own } : { organisationId: this.organisationId };
+  }
+
+  /** The same, with organisation-wide rows (workspace null) included. */
+  rowsWithShared(): { organisationId: string; $or?: Array<{ workspaceId: string | null }> } {
+    const own = this.ownWorkspaceId;
+    return own ? { organisationId: this.organisationId, $or: [{ workspaceId: own }, { workspaceId: null }] } : { organisationId: this.organisationId };
+  }
+
+  requireOrganisationKey(): void {
+    requireOrganisationKey(this.principal);
+  }
+
+  /** The workspace the request acts in (see resolveWorkspace). */
+  workspace(em: EntityManager, idOrSlug?: string | null, param?: string): Promise<Workspace> {
+    return resolveWorkspace(em, this.principal, idOrSlug, param);
   }
 }

@@ -5,6 +5,7 @@ import { OrganisationSchema } from '../modules/tenancy/organisation.entity.js';
 import { bootstrap } from '../modules/tenancy/bootstrap.js';
 import * as tenancy from '../modules/tenancy/tenancy.service.js';
 import { AppError } from '../errors.js';
+import { Scope } from '../auth/tenancy.js';
 import { domainModules } from '../modules/index.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 
@@ -63,7 +64,8 @@ export async function runCli(
   try {
     const first = await bootstrap(runtime);
     if (first.generatedKey) notice(`Created the first organisation API key (shown only this once): ${first.generatedKey}`);
-    const ctx = { em: runtime.fork(), runtime, principal: await organisationPrincipal(runtime) };
+    const principal = await organisationPrincipal(runtime);
+    const ctx = { em: runtime.fork(), runtime, principal, scope: new Scope(principal) };
     const print = (value: unknown, text: () => string) => out(values.json ? JSON.stringify(value, null, 2) : text());
     const command = `${noun} ${verb ?? ''}`.trim();
     switch (command) {

@@ -116,7 +116,7 @@ describe('tenancy: another tenant’s resource does not exist', () => {
     const key = await t.request('POST', '/v1/admin/api-keys', { key: a.key, body: { name: 'nope', type: 'organisation' } });
     expect(key.status).toBe(403);
     expect(key.body.error).toEqual({
-      message: 'A workspace API key cannot create organisation API keys: use an organisation API key.',
+      message: 'This operation needs an organisation API key.',
       type: 'permission_error',
       param: null,
       code: 'permission_denied',

@@ -488,7 +488,7 @@ describe('tenancy: invisible guardrails do not exist', () => {
     expect(change.status).toBe(403);
     expect(change.body).toEqual({
       error: {
-        message: 'A workspace API key cannot change organisation-wide guardrails: use an organisation API key.',
+        message: 'This operation needs an organisation API key.',
         type: 'permission_error',
         param: null,
         code: 'permission_denied',

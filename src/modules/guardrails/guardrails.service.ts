@@ -67,7 +67,7 @@ export async function getGuardrail(ctx: ServiceContext, idOrSlug: string): Promi
 
 /** Organisation-wide guardrails apply in every workspace: only organisation keys change them (403). */
 function requireWritable(principal: Principal, guardrail: Guardrail): void {
-  if (guardrail.workspaceId === null) requireOrganisationKey(principal, 'change organisation-wide guardrails');
+  if (guardrail.workspaceId === null) requireOrganisationKey(principal);
 }
 
 export async function createGuardrail(ctx: ServiceContext, input: CreateGuardrailInput): Promise<Guardrail> {
@@ -206,13 +206,10 @@ export interface ListGuardrailsInput extends Paging {
 
 /** Newest first, ties broken by id; `total` counts every match, not just the page. */
 export async function listGuardrails(ctx: ServiceContext, input: ListGuardrailsInput = {}): Promise<Page<Guardrail>> {
-  const where: FilterQuery<Guardrail> = { organisationId: ctx.principal.organisationId, status: input.status ?? 'active' };
-  if (input.workspaceId) {
-    where.workspaceId = (await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId)).id;
-  } else if (ctx.principal.workspaceId) {
-    // SQL `IN (…, NULL)` never matches NULL: organisation-wide rows need their own branch.
-    where.$or = [{ workspaceId: ctx.principal.workspaceId }, { workspaceId: null }];
-  }
+  const where: FilterQuery<Guardrail> = input.workspaceId
+    ? { organisationId: ctx.scope.organisationId, workspaceId: (await ctx.scope.workspace(ctx.em, input.workspaceId)).id }
+    : ctx.scope.rowsWithShared();
+  where.status = input.status ?? 'active';
   return page<Guardrail>(ctx.em, GuardrailSchema, where, input);
 }
 
@@ -232,8 +229,7 @@ export interface ListEvaluationsInput extends Paging {
 
 /** Evaluations of requests in workspaces the caller can see, newest first. */
 export async function listGuardrailEvaluations(ctx: ServiceContext, input: ListEvaluationsInput = {}): Promise<Page<GuardrailEvaluation>> {
-  const where: FilterQuery<GuardrailEvaluation> = { organisationId: ctx.principal.organisationId };
-  if (ctx.principal.workspaceId) where.workspaceId = ctx.principal.workspaceId;
+  const where: FilterQuery<GuardrailEvaluation> = ctx.scope.rows();
   if (input.guardrailId) where.guardrailId = (await getGuardrail(ctx, input.guardrailId)).id;
   if (input.runId) where.runId = input.runId;
   if (input.requestId) where.requestId = input.requestId;

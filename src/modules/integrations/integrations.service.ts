@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
-import { requireOrganisationKey, resolveWorkspace } from '../../auth/tenancy.js';
+import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, ConflictError, missingParameter } from '../../errors.js';
 import { configCache } from '../../lib/config-cache.js';
@@ -148,7 +148,7 @@ export interface CreateIntegrationInput {
 }
 
 export async function createIntegration(ctx: ServiceContext, input: CreateIntegrationInput): Promise<Integration> {
-  requireOrganisationKey(ctx.principal, 'create integrations');
+  ctx.scope.requireOrganisationKey();
   const organisationId = ctx.principal.organisationId;
   const name = validateName(input.name);
   if (!(AI_PROVIDER_IDS as readonly string[]).includes(input.aiProviderId)) {
@@ -233,7 +233,7 @@ export interface UpdateIntegrationInput {
 
 /** Changes what is sent: omitted fields stay, `key: null` removes the key, `configurations` merge key by key. */
 export async function updateIntegration(ctx: ServiceContext, slugOrId: string, input: UpdateIntegrationInput): Promise<Integration> {
-  requireOrganisationKey(ctx.principal, 'change integrations');
+  ctx.scope.requireOrganisationKey();
   const integration = await findIntegration(ctx.em, ctx.principal.organisationId, slugOrId);
   const name = input.name != null ? validateName(input.name) : integration.name;
   const description = input.description !== undefined ? validateDescription(input.description) : integration.description;
@@ -254,7 +254,7 @@ export async function updateIntegration(ctx: ServiceContext, slugOrId: string, i
  * become free for new ones. Usage history stays.
  */
 export async function deleteIntegration(ctx: ServiceContext, slugOrId: string): Promise<Integration> {
-  requireOrganisationKey(ctx.principal, 'delete integrations');
+  ctx.scope.requireOrganisationKey();
   const integration = await findIntegration(ctx.em, ctx.principal.organisationId, slugOrId);
   const now = ctx.runtime.clock.now();
   await ctx.em.transactional(async (tx) => {
@@ -274,9 +274,8 @@ export async function listIntegrationWorkspaces(ctx: ServiceContext, slugOrId: s
 
 /** For a batch of integrations (a GraphQL loader): each one's access rows the caller can see, in workspace order. */
 export async function accessRowsByIntegrationIds(ctx: ServiceContext, ids: readonly string[]): Promise<Array<{ total: number; workspaces: WorkspaceAccess[] }>> {
-  const workspaceWhere = ctx.principal.workspaceId
-    ? { id: ctx.principal.workspaceId }
-    : { organisationId: ctx.principal.organisationId };
+  const own = ctx.scope.ownWorkspaceId;
+  const workspaceWhere = own ? { id: own } : { organisationId: ctx.scope.organisationId };
   const workspaces = await ctx.em.find(WorkspaceSchema, workspaceWhere, { orderBy: { createdAt: 'asc', id: 'asc' }, fields: ['id'] });
   const order = new Map(workspaces.map((w, i) => [w.id, i]));
   const rows = await ctx.em.find(WorkspaceAccessSchema, { integrationId: { $in: [...new Set(ids)] }, workspaceId: { $in: [...order.keys()] } });
@@ -342,7 +341,7 @@ export async function updateIntegrationWorkspaces(
   slugOrId: string,
   input: UpdateIntegrationWorkspacesInput,
 ): Promise<UpdatedWorkspaceAccess> {
-  requireOrganisationKey(ctx.principal, 'change the workspace access of integrations');
+  ctx.scope.requireOrganisationKey();
   const integration = await findIntegration(ctx.em, ctx.principal.organisationId, slugOrId);
 
   let globalPatch: AccessPatch | null | undefined;

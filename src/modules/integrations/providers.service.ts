@@ -171,9 +171,8 @@ export interface ListProvidersInput extends PageInput {
 /** Active providers, newest first: of one workspace when named, else of every workspace the caller can see. */
 export async function listProviders(ctx: ServiceContext, input: ListProvidersInput): Promise<{ total: number; data: Provider[] }> {
   const { offset, limit } = pageOf(input);
-  const where: Record<string, unknown> = { organisationId: ctx.principal.organisationId, status: 'active' };
-  if (input.workspaceId) where.workspaceId = (await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId)).id;
-  else if (ctx.principal.workspaceId) where.workspaceId = ctx.principal.workspaceId;
+  const where: Record<string, unknown> = { ...ctx.scope.rows(), status: 'active' };
+  if (input.workspaceId) where.workspaceId = (await ctx.scope.workspace(ctx.em, input.workspaceId)).id;
   const total = await ctx.em.count(ProviderSchema, where);
   const data = limit === 0 ? [] : await ctx.em.find(ProviderSchema, where, { orderBy: { createdAt: 'desc', id: 'asc' }, offset, limit });
   return { total, data };

@@ -88,12 +88,8 @@ export async function listPolicies(ctx: ServiceContext, input: ListPoliciesInput
   if (!Number.isInteger(currentPage) || currentPage < 0 || currentPage > MAX_PAGE) {
     throw invalid('current_page', `'current_page' must be an integer between 0 and ${MAX_PAGE}.`);
   }
-  const where: FilterQuery<UsageLimitsPolicy> = { organisationId: ctx.principal.organisationId, status };
-  if (input.workspaceId != null) {
-    where.workspaceId = (await resolveWorkspace(ctx.em, ctx.principal, workspaceIdOf(input.workspaceId), 'workspace_id')).id;
-  } else if (ctx.principal.workspaceId) {
-    where.workspaceId = ctx.principal.workspaceId;
-  }
+  const where: FilterQuery<UsageLimitsPolicy> = { ...ctx.scope.rows(), status };
+  if (input.workspaceId != null) where.workspaceId = (await ctx.scope.workspace(ctx.em, workspaceIdOf(input.workspaceId), 'workspace_id')).id;
   if (type) where.type = type;
   const total = await ctx.em.count(UsageLimitsPolicySchema, where);
   if (pageSize === 0) return { total, data: [] };
@@ -110,7 +106,7 @@ export async function getPolicy(ctx: ServiceContext, id: string): Promise<UsageL
   const policy = isUuid(id)
     ? await ctx.em.findOne(UsageLimitsPolicySchema, { id: id.toLowerCase(), organisationId: ctx.principal.organisationId })
     : null;
-  if (!policy || (ctx.principal.workspaceId && policy.workspaceId !== ctx.principal.workspaceId)) {
+  if (!policy || !ctx.scope.owns(policy)) {
     throw new NotFoundError(POLICY_NOT_FOUND, { param: 'id', code: 'policy_not_found' });
   }
   return policy;

@@ -4,7 +4,7 @@
  * default), and objects outside what the caller may see do not exist for it (404).
  */
 import type { EntityManager } from '@mikro-orm/core';
-import { canSeeWorkspace, resolveWorkspace } from '../../auth/tenancy.js';
+import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { unixSeconds } from '../../lib/clock.js';
@@ -68,7 +68,7 @@ function homeWorkspace(ctx: ServiceContext): Promise<Workspace> {
 }
 
 function visible(ctx: ServiceContext, row: { organisationId: string; workspaceId: string } | null): boolean {
-  return row !== null && row.organisationId === ctx.principal.organisationId && canSeeWorkspace(ctx.principal, row.workspaceId);
+  return ctx.scope.sees(row);
 }
 
 function notFound(kind: string, id: string): NotFoundError {

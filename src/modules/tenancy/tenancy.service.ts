@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/api-keys.js';
-import type { Principal } from '../../auth/principal.js';
-import { requireOrganisationKey, resolveWorkspace } from '../../auth/tenancy.js';
+import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, ConflictError, NotFoundError, PermissionError } from '../../errors.js';
 import { isUuid, slugify, uuid } from '../../lib/ids.js';
@@ -71,16 +70,14 @@ export async function createWorkspace(
   ctx: ServiceContext,
   input: { name: string; slug?: string | null; description?: string | null },
 ): Promise<Workspace> {
-  requireOrganisationKey(ctx.principal, 'create workspaces');
+  ctx.scope.requireOrganisationKey();
   // The slug is picked inside the insert's transaction (see retryOnSlugConflict).
   return retryOnSlugConflict(() => ctx.em.transactional((em) => insertWorkspace(em, ctx.runtime, { ...input, organisationId: ctx.principal.organisationId })));
 }
 
 export async function listWorkspaces(ctx: ServiceContext): Promise<Workspace[]> {
-  const where = ctx.principal.workspaceId
-    ? { id: ctx.principal.workspaceId }
-    : { organisationId: ctx.principal.organisationId };
-  return ctx.em.find(WorkspaceSchema, where, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const own = ctx.scope.ownWorkspaceId;
+  return ctx.em.find(WorkspaceSchema, own ? { id: own } : { organisationId: ctx.scope.organisationId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
 }
 
 export async function getWorkspace(ctx: ServiceContext, idOrSlug: string): Promise<Workspace> {
@@ -95,16 +92,12 @@ export async function getOrganisation(ctx: ServiceContext): Promise<Organisation
 
 export async function getApiKeyRecord(ctx: ServiceContext, id: string): Promise<ApiKey> {
   const record = isUuid(id) ? await ctx.em.findOne(ApiKeySchema, { id: id.toLowerCase() }) : null;
-  if (!record || !canManageKey(ctx.principal, record)) {
+  if (!record || !ctx.scope.owns(record)) {
     throw new NotFoundError(`No API key found with id '${id}'.`, { param: 'id' });
   }
   return record;
 }
 
-function canManageKey(principal: Principal, record: ApiKey): boolean {
-  if (record.organisationId !== principal.organisationId) return false;
-  return principal.workspaceId === null || record.workspaceId === principal.workspaceId;
-}
 
 export interface CreatedApiKey {
   record: ApiKey;
@@ -142,7 +135,7 @@ export async function createApiKey(
 ): Promise<CreatedApiKey> {
   const name = validateName(input.name);
   if (input.type === 'organisation') {
-    requireOrganisationKey(ctx.principal, 'create organisation API keys');
+    ctx.scope.requireOrganisationKey();
     if (input.workspaceId) {
       throw new BadRequestError("'workspace_id' is only for workspace keys.", { param: 'workspace_id' });
     }
@@ -161,10 +154,7 @@ export async function createApiKey(
 }
 
 export async function listApiKeys(ctx: ServiceContext): Promise<ApiKey[]> {
-  const where = ctx.principal.workspaceId
-    ? { organisationId: ctx.principal.organisationId, workspaceId: ctx.principal.workspaceId }
-    : { organisationId: ctx.principal.organisationId };
-  return ctx.em.find(ApiKeySchema, where, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return ctx.em.find(ApiKeySchema, ctx.scope.rows(), { orderBy: { createdAt: 'asc', id: 'asc' } });
 }
 
 export async function revokeApiKey(ctx: ServiceContext, id: string): Promise<ApiKey> {
