@@ -1,5 +1,5 @@
 import { createClient } from 'graphql-sse';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -12,12 +12,17 @@ afterAll(() => t.close());
 
 const SUBSCRIPTION = 'subscription { workspaceEvents { type workspace { slug name } } }';
 
-async function waitForListener(topicPrefix: string): Promise<void> {
+/** Waits (up to 2 s) until the organisation's `topicPrefix` topic has listeners, or has none. */
+async function waitForListener(topicPrefix: string, present = true): Promise<void> {
   const topic = `${topicPrefix}${(await t.graphql('{ viewer { organisation { id } } }')).data.viewer.organisation.id}`;
-  for (let i = 0; i < 100 && t.app.runtime.pubsub.listenerCount(topic) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 100 && t.app.runtime.pubsub.listenerCount(topic) > 0 !== present; i++) await new Promise((r) => setTimeout(r, 20));
 }
 
 describe('GraphQL subscriptions over graphql-sse', () => {
+  // A stream the previous test closed lets go of its listener a moment later; waitForListener
+  // would take that one for the next test's subscription and publish before it is attached.
+  beforeEach(() => waitForListener('workspaceEvents:', false));
+
   it('a graphql-sse client (distinct connections) receives events', async () => {
     const client = createClient({ url: `${base}/graphql/stream`, headers: { 'x-gateway-api-key': t.key } });
     const iterator = client.iterate({ query: SUBSCRIPTION });
