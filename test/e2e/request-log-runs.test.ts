@@ -46,6 +46,16 @@ describe('request log of runs', () => {
   });
 });
 
+describe('refused run requests', () => {
+  it('are logged with their status and reason', async () => {
+    const openai = new OpenAI({ apiKey: TEST_KEY, baseURL, maxRetries: 0, defaultHeaders: { 'x-gateway-virtual-key': 'missing', 'OpenAI-Beta': 'assistants=v2' } });
+    const assistant = await openai.beta.assistants.create({ model: 'local-refused' });
+    await expect(openai.beta.threads.createAndRun({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'hi' }] } })).rejects.toMatchObject({ status: 404 });
+    const [record] = (await ok(t, 'GET', '/v1/logs?model=local-refused')).data;
+    expect(record).toMatchObject({ route: 'runs', status: 404, refusal: 'virtual_key', virtual_key: 'missing', provider: null, total_tokens: 0 });
+  });
+});
+
 describe('request log writer', () => {
   it('a full buffer drops new records and counts them, never waiting', async () => {
     const writer = new RequestLogWriter(t.app.runtime, 2, new Registry());

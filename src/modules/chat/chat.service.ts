@@ -10,9 +10,9 @@ import { resolveWorkspace } from '../../auth/tenancy.js';
 import { AppError, GuardrailDeniedError } from '../../errors.js';
 import { randomAlphanumeric } from '../../lib/ids.js';
 import { refusalReason, settleAdmission } from '../enforcement/enforcement.service.js';
-import { evaluateForRequest, guardrailDeniedError, type GuardrailRequestResult } from '../guardrails/evaluation.service.js';
+import { evaluateForRequest, guardrailDeniedError } from '../guardrails/evaluation.service.js';
 import type { RequestLogGuardrail } from '../request-log/request-log.entity.js';
-import { logModelCall, type ModelCall } from '../request-log/model-call.js';
+import { guardrailVerdicts, logModelCall, refusalVerdicts, type ModelCall } from '../request-log/model-call.js';
 import { abandonAdmission, admitModelWork, type Admission, type ModelWorkContext, type ModelWorkKind } from '../runs/admission.js';
 import { countTokens } from '../runs/models/tokens.js';
 import { checkChatBody, checkEmbeddingsBody, metadataOf, promptTexts, routingOf, type WireBody } from './chat-request.js';
@@ -190,8 +190,7 @@ async function admit(
       maxCompletionTokens: request.maxCompletionTokens,
     });
   } catch (error) {
-    const guardrails = error instanceof GuardrailDeniedError ? verdicts('input', error.extra.guardrail_results as GuardrailRequestResult[]) : [];
-    logModelCall(ctx.runtime, { ...log, guardrails, status: statusOf(error), usage: null, upstreamMs: null, refusal: refusalReason(error) });
+    logModelCall(ctx.runtime, { ...log, guardrails: refusalVerdicts(error), status: statusOf(error), usage: null, upstreamMs: null, refusal: refusalReason(error) });
     throw error;
   }
   log.provider = admission.provider.integration.aiProviderId;
@@ -216,7 +215,7 @@ async function failed(ctx: ChatContext, prepared: Prepared, error: unknown, upst
 async function finish(ctx: ChatContext, prepared: Prepared, usage: Usage, upstreamMs: number, text: string | null, options: { deny: boolean }): Promise<void> {
   const { admission, log } = prepared;
   const settled = await settleAdmission(ctx.runtime, admission, usage);
-  const guardrails = settled?.inputGuardrails ? verdicts('input', settled.inputGuardrails.results) : [];
+  const guardrails = settled?.inputGuardrails ? guardrailVerdicts('input', settled.inputGuardrails.results) : [];
   let status = settled?.decision.status ?? 200;
   let refusal: string | null = null;
   let denied: GuardrailDeniedError | null = null;
@@ -231,7 +230,7 @@ async function finish(ctx: ChatContext, prepared: Prepared, usage: Usage, upstre
       requestId: ctx.requestId ?? null,
     });
     void evaluation.runAsync();
-    guardrails.push(...verdicts('output', evaluation.results));
+    guardrails.push(...guardrailVerdicts('output', evaluation.results));
     if (evaluation.deny && options.deny) {
       ctx.runtime.metrics.refusals.inc({ reason: 'output_guardrail' });
       const error = guardrailDeniedError(evaluation);
@@ -242,10 +241,6 @@ async function finish(ctx: ChatContext, prepared: Prepared, usage: Usage, upstre
   }
   logModelCall(ctx.runtime, { ...log, guardrails, status, usage, upstreamMs, refusal });
   if (denied) throw denied;
-}
-
-function verdicts(stage: 'input' | 'output', results: readonly GuardrailRequestResult[]): RequestLogGuardrail[] {
-  return results.map((r) => ({ stage, id: r.id, slug: r.slug, verdict: r.verdict, deny: r.deny }));
 }
 
 function statusOf(error: unknown): number {

@@ -2,7 +2,9 @@
  * What a data-plane service reports about one model call; `logModelCall` turns it into a request
  * log record (ids, time, cost from the model's price) and queues it.
  */
+import { GuardrailDeniedError } from '../../errors.js';
 import { uuid } from '../../lib/ids.js';
+import type { GuardrailRequestResult } from '../guardrails/evaluation.service.js';
 import type { Runtime } from '../../runtime.js';
 import { costOf, priceOf, type PriceOverrides } from '../usage/prices.js';
 import type { RequestLogGuardrail } from './request-log.entity.js';
@@ -28,6 +30,16 @@ export interface ModelCall {
   metadata: Record<string, string>;
   guardrails: RequestLogGuardrail[];
   refusal: string | null;
+}
+
+/** Guardrail verdicts as the log keeps them. */
+export function guardrailVerdicts(stage: 'input' | 'output', results: readonly GuardrailRequestResult[]): RequestLogGuardrail[] {
+  return results.map((r) => ({ stage, id: r.id, slug: r.slug, verdict: r.verdict, deny: r.deny }));
+}
+
+/** The input-guardrail verdicts a refusal carries (a 446 lists them), else none. */
+export function refusalVerdicts(error: unknown): RequestLogGuardrail[] {
+  return error instanceof GuardrailDeniedError ? guardrailVerdicts('input', error.extra.guardrail_results as GuardrailRequestResult[]) : [];
 }
 
 /** Dollars for the usage at the model's price; 0 when no price is known for it. */
