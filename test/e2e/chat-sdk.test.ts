@@ -79,6 +79,13 @@ describe('openai SDK v6', () => {
     expect(second.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: 'Tool results: get_weather: 21 °C and sunny' } });
   });
 
+  it('the stream helper assembles a streamed tool call into the final completion', async () => {
+    const runner = v6().chat.completions.stream({ model: 'local', messages: [{ role: 'user', content: 'Use get_weather now' }], tools: [weatherTool] });
+    const final = await runner.finalChatCompletion();
+    expect(final.choices[0].finish_reason).toBe('tool_calls');
+    expect(final.choices[0].message.tool_calls?.[0]).toMatchObject({ type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ input: 'Use get_weather now' }) } });
+  });
+
   it('the @<virtual-key>/<model> form needs no header', async () => {
     const completion = await v6({}).chat.completions.create({ model: '@local/my-model', messages: [{ role: 'user', content: 'Hi' }] });
     expect(completion.model).toBe('my-model');
@@ -122,6 +129,16 @@ describe('openai SDK v4', () => {
     }
     expect(text).toBe('You said: Hello there');
     expect(usage).toEqual(completion.usage);
+  });
+
+  it('tool-call round trip', async () => {
+    const messages: any[] = [{ role: 'user', content: 'Call get_weather for Rome' }];
+    const first = await v4().chat.completions.create({ model: 'local', messages, tools: [weatherTool] });
+    const call = first.choices[0].message.tool_calls![0];
+    expect(call.function.name).toBe('get_weather');
+    messages.push(first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: 'warm' });
+    const second = await v4().chat.completions.create({ model: 'local', messages, tools: [weatherTool] });
+    expect(second.choices[0].message.content).toBe('Tool results: get_weather: warm');
   });
 
   it('embeddings and models', async () => {
