@@ -34,9 +34,6 @@ export function graphqlStreamPlugin(runtime: Runtime, endpoint: string): Plugin 
               if (invalid.length) return refusal(invalid, request);
               const contextValue = await enveloped.contextFactory();
               const operation = getOperationAST(document, params.operationName)?.operation;
-              if (operation === 'mutation' && request.method === 'GET') {
-                return [JSON.stringify({ errors: [{ message: 'Mutations are sent with POST, not GET.' }] }), { status: 405, statusText: 'Method Not Allowed', headers: { allow: 'POST' } }];
-              }
               const run = operation === 'subscription' ? enveloped.subscribe : enveloped.execute;
               const result = (await run({ schema: enveloped.schema, document, contextValue, variableValues: params.variables, operationName: params.operationName })) as
                 | ExecutionResult
