@@ -60,3 +60,12 @@ export interface RouteRow {
     event: (payload: any) => SseEvent;
   };
 }
+
+/**
+ * The control plane's list answer, `{object: "list", total, data}`, built here only: from a page
+ * (`total` counts every match) or from a whole list.
+ */
+export function listBody<T>(list: { total: number; data: T[] } | T[], map: (item: T) => unknown = (item) => item): { object: 'list'; total: number; data: unknown[] } {
+  const page = Array.isArray(list) ? { total: list.length, data: list } : list;
+  return { object: 'list', total: page.total, data: page.data.map(map) };
+}

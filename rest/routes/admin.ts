@@ -1,9 +1,9 @@
 import { createApiKeyBody, createWorkspaceBody } from '../bodies/admin.js';
-import type { RouteRow } from '../route.js';
+import { listBody, type RouteRow } from '../route.js';
 
 /** Tenancy administration: workspaces and API keys. */
 export const adminRoutes: RouteRow[] = [
-  { method: 'GET', path: '/v1/admin/workspaces', operation: 'RestListWorkspaces', result: (data) => ({ object: 'list', total: data.workspaces.length, data: data.workspaces }) },
+  { method: 'GET', path: '/v1/admin/workspaces', operation: 'RestListWorkspaces', result: (data) => listBody(data.workspaces) },
   {
     method: 'POST',
     path: '/v1/admin/workspaces',
@@ -12,7 +12,7 @@ export const adminRoutes: RouteRow[] = [
     variables: ({ body }) => ({ input: { name: body.name, slug: body.slug, description: body.description } }),
   },
   { method: 'GET', path: '/v1/admin/workspaces/:id', operation: 'RestGetWorkspace', variables: ({ params }) => ({ id: params.id }) },
-  { method: 'GET', path: '/v1/admin/api-keys', operation: 'RestListApiKeys', result: (data) => ({ object: 'list', total: data.apiKeys.length, data: data.apiKeys }) },
+  { method: 'GET', path: '/v1/admin/api-keys', operation: 'RestListApiKeys', result: (data) => listBody(data.apiKeys) },
   {
     method: 'POST',
     path: '/v1/admin/api-keys',

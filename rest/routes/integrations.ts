@@ -9,7 +9,7 @@ import {
   updateProviderBody,
   type UpdateIntegrationWorkspacesBody,
 } from '../bodies/integrations.js';
-import type { RouteRow } from '../route.js';
+import { listBody, type RouteRow } from '../route.js';
 
 type Wire = Record<string, any>;
 
@@ -72,7 +72,7 @@ export const integrationsRoutes: RouteRow[] = [
     operation: 'RestListIntegrations',
     query: listIntegrationsQuery,
     variables: ({ query }) => ({ workspaceId: query.workspace_id, type: query.type, currentPage: query.current_page, pageSize: query.page_size }),
-    result: (data) => ({ object: 'list', total: data.integrations.total, data: data.integrations.data }),
+    result: (data) => listBody(data.integrations),
   },
   {
     method: 'POST',
@@ -124,7 +124,7 @@ export const integrationsRoutes: RouteRow[] = [
     operation: 'RestListProviders',
     query: listProvidersQuery,
     variables: ({ query }) => ({ workspaceId: query.workspace_id, currentPage: query.current_page, pageSize: query.page_size }),
-    result: (data) => ({ object: 'list', total: data.providers.total, data: data.providers.data.map(providerWire) }),
+    result: (data) => listBody(data.providers, providerWire),
   },
   {
     method: 'POST',

@@ -1,5 +1,5 @@
 import { createPolicyBody, listPoliciesQuery, updatePolicyBody } from '../bodies/policies.js';
-import type { RouteRow } from '../route.js';
+import { listBody, type RouteRow } from '../route.js';
 
 interface ValueKeyUsageWire {
   value_key: string;
@@ -32,7 +32,7 @@ export const policiesRoutes: RouteRow[] = [
       pageSize: query.page_size,
       currentPage: query.current_page,
     }),
-    result: (data) => ({ object: 'list', data: data.usageLimitsPolicies.data.map(wirePolicy), total: data.usageLimitsPolicies.total }),
+    result: (data) => listBody(data.usageLimitsPolicies, wirePolicy),
   },
   {
     method: 'POST',

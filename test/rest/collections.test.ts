@@ -335,9 +335,9 @@ describe('GET /v1/collections', () => {
 
   it('bad paging and unknown workspaces: 400 or 404 naming the parameter', async () => {
     const cases: Array<[string, ReturnType<typeof errorResponse>]> = [
-      ['current_page=-1', errorResponse(400, "'current_page' must be an integer of 0 or more.", 'current_page', 'invalid_value')],
-      ['page_size=-1', errorResponse(400, "'page_size' must be an integer from 0 to 1000.", 'page_size', 'invalid_value')],
-      ['page_size=1001', errorResponse(400, "'page_size' must be an integer from 0 to 1000.", 'page_size', 'invalid_value')],
+      ['current_page=-1', errorResponse(400, "Invalid value for 'current_page': expected an integer greater than or equal to 0.", 'current_page', 'invalid_value')],
+      ['page_size=-1', errorResponse(400, "Invalid value for 'page_size': expected an integer from 0 to 1000.", 'page_size', 'invalid_value')],
+      ['page_size=1001', errorResponse(400, "Invalid value for 'page_size': expected an integer from 0 to 1000.", 'page_size', 'invalid_value')],
       ['page_size=ten', errorResponse(400, "Invalid value for query parameter 'page_size': expected an integer.", 'page_size', 'invalid_value')],
       ['current_page=1.5', errorResponse(400, "Invalid value for query parameter 'current_page': expected an integer.", 'current_page', 'invalid_value')],
       ['workspace_id=nope', errorResponse(404, "Workspace not found: 'nope'.", 'workspace_id', 'workspace_not_found')],

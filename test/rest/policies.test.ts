@@ -273,7 +273,7 @@ describe('GET /v1/policies/usage-limits', () => {
     const r = await app.request('GET', BASE);
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe(JSON_TYPE);
-    expect(Object.keys(r.body)).toEqual(['object', 'data', 'total']);
+    expect(Object.keys(r.body)).toEqual(['object', 'total', 'data']);
     expect(r.body.object).toBe('list');
     expect(r.body.total).toBe(6);
     expect(names(r.body)).toEqual([...tied(), 'p4', 'p3', 'p1', 'p0']);

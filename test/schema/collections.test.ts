@@ -147,7 +147,7 @@ describe('a deep tree in one query', () => {
       { name: 'Deep L2 sibling', workspace: { id: workspaceId } },
     ]);
     const bad = await fails(`{ collections(pageSize: -1) { total } }`);
-    expect(bad).toEqual({ message: "'page_size' must be an integer from 0 to 1000.", status: 400, param: 'page_size', code: 'invalid_value' });
+    expect(bad).toEqual({ message: "Invalid value for 'page_size': expected an integer from 0 to 1000.", status: 400, param: 'page_size', code: 'invalid_value' });
   });
 });
 

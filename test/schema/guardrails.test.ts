@@ -114,7 +114,7 @@ describe('GraphQL guardrails', () => {
 
   it('paging arguments are checked', async () => {
     const res = await t.graphql(`{ guardrails(pageSize: 5000) { total } }`);
-    expect(res.errors![0].message).toBe("'page_size' must be an integer from 0 to 1000.");
+    expect(res.errors![0].message).toBe("Invalid value for 'page_size': expected an integer from 0 to 1000.");
     expect(res.errors![0].extensions).toMatchObject({ status: 400, param: 'page_size' });
     const neg = await t.graphql(`{ guardrailEvaluations(currentPage: -1) { total } }`);
     expect(neg.errors![0].extensions).toMatchObject({ status: 400, param: 'current_page' });

@@ -107,7 +107,7 @@ describe('queries and mutations', () => {
 
   it('errors carry status, param and code', async () => {
     expect(await fails('{ usageLimitsPolicies(pageSize: -1) { total } }')).toEqual({
-      message: "'page_size' must be an integer between 0 and 1000.",
+      message: "Invalid value for 'page_size': expected an integer from 0 to 1000.",
       status: 400,
       param: 'page_size',
       code: 'invalid_value',

@@ -2,6 +2,7 @@ import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/core';
 import type { Principal } from '../../auth/principal.js';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
+import { pageOf, type Page } from '../../lib/paging.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { isUuid, uuid } from '../../lib/ids.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
@@ -15,8 +16,7 @@ import { firstFreeSlug, slugBase } from './slugs.js';
 
 /** The wire name of the path parameter that names the collection acted on (`/v1/collections/{collectionId}`). */
 export const COLLECTION_PARAM = 'collectionId';
-export const DEFAULT_PAGE_SIZE = 100;
-export const MAX_PAGE_SIZE = 1000;
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../lib/paging.js';
 const SEARCH_MAX = 255;
 
 /** Rows of the caller's organisation, and of its workspace for a workspace key. */
@@ -180,22 +180,7 @@ export interface ListCollectionsInput {
   pageSize?: number | null;
 }
 
-export interface CollectionPage {
-  total: number;
-  data: Collection[];
-}
-
-export function validatePaging(input: { currentPage?: number | null; pageSize?: number | null }): { currentPage: number; pageSize: number } {
-  const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE;
-  const currentPage = input.currentPage ?? 0;
-  if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
-    throw new BadRequestError(`'page_size' must be an integer from 0 to ${MAX_PAGE_SIZE}.`, { param: 'page_size', code: 'invalid_value' });
-  }
-  if (!Number.isInteger(currentPage) || currentPage < 0) {
-    throw new BadRequestError("'current_page' must be an integer of 0 or more.", { param: 'current_page', code: 'invalid_value' });
-  }
-  return { currentPage, pageSize };
-}
+export type CollectionPage = Page<Collection>;
 
 /** `%`, `_` and `\` in a search term match themselves. */
 function likePattern(search: string): string {
@@ -204,7 +189,7 @@ function likePattern(search: string): string {
 
 /** Active collections of one workspace at every level, by name; `search` matches names, case-insensitively. */
 export async function listCollections(ctx: ServiceContext, input: ListCollectionsInput): Promise<CollectionPage> {
-  const { currentPage, pageSize } = validatePaging(input);
+  const { offset, limit } = pageOf(input);
   const search = input.search?.trim() ?? '';
   if (search.length > SEARCH_MAX) {
     throw new BadRequestError(`'search' must be at most ${SEARCH_MAX} characters.`, { param: 'search', code: 'invalid_value' });
@@ -212,12 +197,8 @@ export async function listCollections(ctx: ServiceContext, input: ListCollection
   const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId);
   const where: FilterQuery<Collection> = { workspaceId: workspace.id, status: 'active' };
   if (search) Object.assign(where, { [raw("lower(name) like ? escape '\\'", [likePattern(search)])]: [] });
-  if (pageSize === 0) return { total: await ctx.em.count(CollectionSchema, where), data: [] };
-  const [data, total] = await ctx.em.findAndCount(CollectionSchema, where, {
-    orderBy: byName<Collection>(),
-    limit: pageSize,
-    offset: currentPage * pageSize,
-  });
+  if (limit === 0) return { total: await ctx.em.count(CollectionSchema, where), data: [] };
+  const [data, total] = await ctx.em.findAndCount(CollectionSchema, where, { orderBy: byName<Collection>(), limit, offset });
   return { total, data };
 }
 

@@ -4,19 +4,14 @@ import { canSeeWorkspace, requireOrganisationKey, resolveWorkspace } from '../..
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { isUuid, prefixedId, uuid } from '../../lib/ids.js';
+import { findPage, type Page, type PageInput } from '../../lib/paging.js';
 import { validateName } from '../tenancy/tenancy.service.js';
 import { GuardrailEvaluationSchema, type GuardrailEvaluation, type GuardrailStage } from './guardrail-evaluation.entity.js';
 import { GuardrailVersionSchema, type GuardrailVersion } from './guardrail-version.entity.js';
 import { GuardrailSchema, type Guardrail, type GuardrailStatus } from './guardrail.entity.js';
 import { normalizeActions, validateChecks, type GuardrailActions, type NormalizedCheck } from './validate.js';
 
-export const PAGE_SIZE_DEFAULT = 100;
-export const PAGE_SIZE_MAX = 1000;
-
-export interface Page<T> {
-  data: T[];
-  total: number;
-}
+export type { Page } from '../../lib/paging.js';
 
 /**
  * Check entries and actions arrive in wire terms (`is_enabled`, `on_success.feedback`), as
@@ -173,32 +168,7 @@ export async function archiveGuardrail(ctx: ServiceContext, idOrSlug: string): P
   return guardrail;
 }
 
-export interface Paging {
-  pageSize?: number | null;
-  currentPage?: number | null;
-}
-
-function paging(input: Paging): { limit: number; offset: number } {
-  const pageSize = input.pageSize ?? PAGE_SIZE_DEFAULT;
-  const currentPage = input.currentPage ?? 0;
-  if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > PAGE_SIZE_MAX) {
-    throw new BadRequestError(`'page_size' must be an integer from 0 to ${PAGE_SIZE_MAX}.`, { param: 'page_size', code: 'invalid_value' });
-  }
-  if (!Number.isInteger(currentPage) || currentPage < 0) {
-    throw new BadRequestError("'current_page' must be an integer of at least 0.", { param: 'current_page', code: 'invalid_value' });
-  }
-  return { limit: pageSize, offset: pageSize * currentPage };
-}
-
-async function page<T extends object>(em: EntityManager, schema: EntityName<T>, where: FilterQuery<T>, input: Paging): Promise<Page<T>> {
-  const { limit, offset } = paging(input);
-  const orderBy = { createdAt: 'desc', id: 'desc' } as const;
-  if (limit === 0) return { data: [], total: await em.count(schema, where) };
-  const [data, total] = await em.findAndCount(schema, where, { orderBy, limit, offset });
-  return { data: data as T[], total };
-}
-
-export interface ListGuardrailsInput extends Paging {
+export interface ListGuardrailsInput extends PageInput {
   /** Id or slug: only that workspace's guardrails. Omitted: every guardrail the caller can see. */
   workspaceId?: string | null;
   status?: GuardrailStatus | null;
@@ -210,7 +180,7 @@ export async function listGuardrails(ctx: ServiceContext, input: ListGuardrailsI
     ? { organisationId: ctx.scope.organisationId, workspaceId: (await ctx.scope.workspace(ctx.em, input.workspaceId)).id }
     : ctx.scope.rowsWithShared();
   where.status = input.status ?? 'active';
-  return page<Guardrail>(ctx.em, GuardrailSchema, where, input);
+  return findPage<Guardrail>(ctx.em, GuardrailSchema, where, input);
 }
 
 /** Every version, oldest first (version 1 is the one created). */
@@ -219,7 +189,7 @@ export async function listGuardrailVersions(ctx: ServiceContext, idOrSlug: strin
   return ctx.em.find(GuardrailVersionSchema, { guardrailId: guardrail.id }, { orderBy: { version: 'asc' } });
 }
 
-export interface ListEvaluationsInput extends Paging {
+export interface ListEvaluationsInput extends PageInput {
   /** Id or slug of a guardrail the caller can see. */
   guardrailId?: string | null;
   runId?: string | null;
@@ -234,5 +204,5 @@ export async function listGuardrailEvaluations(ctx: ServiceContext, input: ListE
   if (input.runId) where.runId = input.runId;
   if (input.requestId) where.requestId = input.requestId;
   if (input.stage) where.stage = input.stage;
-  return page<GuardrailEvaluation>(ctx.em, GuardrailEvaluationSchema, where, input);
+  return findPage<GuardrailEvaluation>(ctx.em, GuardrailEvaluationSchema, where, input);
 }

@@ -27,7 +27,7 @@ import {
   type ConfigurationsInput,
 } from './limits.js';
 import { findIntegration, SLUG_MAX, validateSlug } from './lookup.js';
-import { pageOf, type PageInput } from './paging.js';
+import { pageOf, type PageInput } from '../../lib/paging.js';
 import { ProviderSchema } from './provider.entity.js';
 import { ensureProvider } from './providers.service.js';
 import { WORKSPACE_ACCESS_OWNER, workspaceValueKey } from './usage-limits.js';

@@ -10,7 +10,7 @@ import { validateName } from '../tenancy/tenancy.service.js';
 import type { Workspace } from '../tenancy/workspace.entity.js';
 import { IntegrationSchema, type Integration } from './integration.entity.js';
 import { findIntegration, SLUG_MAX, validateSlug } from './lookup.js';
-import { pageOf, type PageInput } from './paging.js';
+import { pageOf, type PageInput } from '../../lib/paging.js';
 import { ProviderSchema, type Provider } from './provider.entity.js';
 import { WorkspaceAccessSchema } from './workspace-access.entity.js';
 

@@ -1,6 +1,7 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
+import { findPage, pageOf, type Page } from '../../lib/paging.js';
 import { BadRequestError, NotFoundError, missingParameter } from '../../errors.js';
 import { isUuid, uuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
@@ -19,6 +20,7 @@ import {
 } from '../usage/conditions.js';
 import { usageEngine, type BucketUsage, type LimitSpec } from '../usage/usage-engine.js';
 import { isPeriodicReset, nextReset, periodStart, type PeriodicReset } from '../usage/usage-periods.js';
+import { findMatchingPolicies, indexPolicy, unindexPolicy } from './policy-index.js';
 import { UsageLimitsPolicySchema, type UsageLimitsPolicy } from './usage-limits-policy.entity.js';
 
 export const POLICY_TYPES = ['cost', 'tokens'] as const;
@@ -26,10 +28,6 @@ export type PolicyType = (typeof POLICY_TYPES)[number];
 export const POLICY_STATUSES = ['active', 'archived'] as const;
 export type PolicyStatus = (typeof POLICY_STATUSES)[number];
 
-export const MAX_PAGE_SIZE = 1000;
-export const DEFAULT_PAGE_SIZE = 100;
-/** GraphQL `Int` is 32-bit: the largest page number both front doors accept. */
-export const MAX_PAGE = 2_147_483_647;
 export const DEFAULT_POLICY_NAME = 'Usage limits policy';
 export const POLICY_NOT_FOUND = 'Usage limits policy not found.';
 
@@ -67,10 +65,7 @@ export interface ListPoliciesInput {
   currentPage?: number | null;
 }
 
-export interface PolicyPage {
-  total: number;
-  data: UsageLimitsPolicy[];
-}
+export type PolicyPage = Page<UsageLimitsPolicy>;
 
 /**
  * A page of the caller's policies, newest first (ties by id), filtered, counted and paged in SQL.
@@ -80,25 +75,11 @@ export interface PolicyPage {
 export async function listPolicies(ctx: ServiceContext, input: ListPoliciesInput): Promise<PolicyPage> {
   const status = input.status == null ? 'active' : oneOf(POLICY_STATUSES, input.status, 'status');
   const type = input.type == null ? null : oneOf(POLICY_TYPES, input.type, 'type');
-  const pageSize = input.pageSize ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_PAGE_SIZE) {
-    throw invalid('page_size', `'page_size' must be an integer between 0 and ${MAX_PAGE_SIZE}.`);
-  }
-  const currentPage = input.currentPage ?? 0;
-  if (!Number.isInteger(currentPage) || currentPage < 0 || currentPage > MAX_PAGE) {
-    throw invalid('current_page', `'current_page' must be an integer between 0 and ${MAX_PAGE}.`);
-  }
+  pageOf(input); // a paging problem is reported before the workspace is looked up
   const where: FilterQuery<UsageLimitsPolicy> = { ...ctx.scope.rows(), status };
   if (input.workspaceId != null) where.workspaceId = (await ctx.scope.workspace(ctx.em, workspaceIdOf(input.workspaceId), 'workspace_id')).id;
   if (type) where.type = type;
-  const total = await ctx.em.count(UsageLimitsPolicySchema, where);
-  if (pageSize === 0) return { total, data: [] };
-  const data = await ctx.em.find(UsageLimitsPolicySchema, where, {
-    orderBy: { createdAt: 'desc', id: 'desc' },
-    limit: pageSize,
-    offset: currentPage * pageSize,
-  });
-  return { total, data };
+  return findPage(ctx.em, UsageLimitsPolicySchema, where, input);
 }
 
 /** A policy the caller can see: another organisation's, or another workspace's for a workspace key, is a 404. */
@@ -172,6 +153,7 @@ export async function createPolicy(ctx: ServiceContext, input: CreatePolicyInput
     createdAt: now,
     updatedAt: now,
   });
+  indexPolicy(ctx.em, policy);
   await ctx.em.flush();
   return policy;
 }
@@ -223,6 +205,7 @@ export async function archivePolicy(ctx: ServiceContext, id: string): Promise<Us
     policy.status = 'archived';
     policy.updatedAt = ctx.runtime.clock.now();
     await ctx.em.flush();
+    await unindexPolicy(ctx.em, policy.id);
   }
   return policy;
 }
@@ -276,10 +259,7 @@ export function policySpec(policy: UsageLimitsPolicy, req: UsageRequest): LimitS
  * request's workspace whose conditions all match, oldest first (a stable order for reservations).
  */
 export async function matchingPolicySpecs(em: EntityManager, organisationId: string, req: UsageRequest): Promise<LimitSpec[]> {
-  const policies = await em.find(
-    UsageLimitsPolicySchema,
-    { organisationId, workspaceId: req.workspaceId, status: 'active' },
-    { orderBy: { createdAt: 'asc', id: 'asc' } },
-  );
+  // The index finds them; `matches` stays the rule's definition (and a guard on what the index returns).
+  const policies = await findMatchingPolicies(em, organisationId, req);
   return policies.filter((policy) => matches(policy.conditions, req)).map((policy) => policySpec(policy, req));
 }
