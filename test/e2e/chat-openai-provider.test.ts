@@ -3,6 +3,8 @@
  * untouched, upstream usage is what counts, upstream errors keep their status (key redacted),
  * retries before the first byte, timeouts, and a client that leaves a stream early.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_KEY, type TestApp } from '../helpers/app.js';
@@ -132,5 +134,31 @@ describe('openai provider', () => {
     expect(fake.requests.at(-1)!.clientClosed).toBe(false);
     expect((await logs())[0]).toMatchObject({ stream: true, status: 200, total_tokens: 14 });
     await ok(t, 'PUT', `/v1/policies/usage-limits/${policy.id}`, { status: 'archived' });
+  });
+
+  it('embeddings pass through to <base_url>/embeddings; usage and the log are the upstream’s', async () => {
+    const seen: any[] = [];
+    const server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (piece) => (raw += piece));
+      req.on('end', () => {
+        seen.push({ path: req.url, body: JSON.parse(raw) });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.6, 0.8] }], model: 'text-embedding-3-small', usage: { prompt_tokens: 3, total_tokens: 3 } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      await ok(t, 'POST', '/v1/integrations', { name: 'Embedder', slug: 'embedder', ai_provider_id: 'openai', key: SECRET, configurations: { base_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` } });
+      await ok(t, 'PUT', '/v1/integrations/embedder/workspaces', { workspaces: [{ id: 'default', enabled: true }] });
+      const result = await openai().embeddings.create({ model: '@embedder/text-embedding-3-small', input: 'three tokens here', encoding_format: 'float', dimensions: 2 });
+      expect(result.data[0].embedding).toEqual([0.6, 0.8]);
+      expect(seen).toEqual([{ path: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'three tokens here', encoding_format: 'float', dimensions: 2 } }]);
+      const [record] = (await ok(t, 'GET', '/v1/logs?virtual_key=embedder')).data;
+      expect(record).toMatchObject({ route: 'embeddings', provider: 'openai', model: 'text-embedding-3-small', status: 200, prompt_tokens: 3, completion_tokens: 0, total_tokens: 3 });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
