@@ -4,6 +4,8 @@ import { UsageAlertSchema } from '../usage/usage-alert.entity.js';
 import { UsageBucketSchema } from '../usage/usage-bucket.entity.js';
 import { usageEngine } from '../usage/usage-engine.js';
 import { UsageReservationSchema } from '../usage/usage-reservation.entity.js';
+import { indexUnindexedPolicies } from './policy-index.js';
+import { PolicyTermSchema } from './policy-term.entity.js';
 import { UsageLimitsPolicySchema } from './usage-limits-policy.entity.js';
 
 const SWEEP_INTERVAL_MS = 60_000;
@@ -15,14 +17,16 @@ export function staleReservationAgeMs(runtime: Runtime): number {
 }
 
 /**
- * Usage-limit policies, and the usage accounting engine's tables (buckets, reservations, alerts),
- * which workspace-access limits share. Long-lived work: a sweep that gives back the estimates of
- * reservations never settled.
+ * Usage-limit policies with their term index, and the usage accounting engine's tables (buckets,
+ * reservations, alerts), which workspace-access limits share. Long-lived work: a sweep that gives
+ * back the estimates of reservations never settled.
  */
 export const policiesModule: DomainModule = {
   name: 'policies',
-  entities: [UsageLimitsPolicySchema, UsageBucketSchema, UsageReservationSchema, UsageAlertSchema],
-  start(runtime) {
+  entities: [UsageLimitsPolicySchema, PolicyTermSchema, UsageBucketSchema, UsageReservationSchema, UsageAlertSchema],
+  async start(runtime) {
+    // Policies written before the term index existed are indexed once, before any request.
+    await indexUnindexedPolicies(runtime.fork());
     const sweep = () => {
       if (runtime.shutdown.aborted) return;
       usageEngine(runtime)

@@ -140,3 +140,32 @@ const escapePart = (s: string): string => s.replace(/%/g, '%25').replace(/:/g, '
 export function valueKey(groupBy: readonly GroupByKey[], req: UsageRequest): string {
   return groupBy.map(({ key }) => `${escapePart(key)}:${escapePart(requestValue(key, req) ?? '')}`).join('|');
 }
+
+/**
+ * Finding matching policies through an index instead of testing each: a policy is indexed under
+ * its terms — one (key, value) per condition that constrains (not `*`), or the single term
+ * (`*`, `*`) when none does — and a request looks up its own terms: every (key, value) it has, plus
+ * (`*`, `*`). A policy matches exactly when all its terms are among the request's (the same rule
+ * as `matches`), so the index needs no code per key: a new key of FIXED_KEY_VALUES is found too.
+ */
+export const MATCH_ALL_TERM: Condition = { key: WILDCARD, value: WILDCARD };
+
+/** The terms a policy is indexed under (distinct). */
+export function policyTerms(conditions: readonly Condition[]): Condition[] {
+  const terms = new Map<string, Condition>();
+  for (const c of conditions) if (c.value !== WILDCARD) terms.set(`${c.key}\u0000${c.value}`, { key: c.key, value: c.value });
+  return terms.size ? [...terms.values()] : [MATCH_ALL_TERM];
+}
+
+/** The terms a request is looked up by: every key it has a value for, and the match-all term. */
+export function requestTerms(req: UsageRequest): Condition[] {
+  const terms: Condition[] = [MATCH_ALL_TERM];
+  for (const key of FIXED_KEYS) {
+    const value = requestValue(key, req);
+    if (value) terms.push({ key, value });
+  }
+  for (const [name, value] of Object.entries(req.metadata)) {
+    if (value && name.length <= MAX_METADATA_NAME) terms.push({ key: `${METADATA_PREFIX}${name}`, value });
+  }
+  return terms;
+}

@@ -1,0 +1,59 @@
+/**
+ * The index of active policies by their terms (conditions.ts `policyTerms`), so a request's
+ * matching policies are found by looking up the request's own terms, whatever the number of
+ * policies that do not concern it.
+ */
+import type { EntityManager } from '@mikro-orm/core';
+import { executeSql } from '../../db/sql.js';
+import { policyTerms, requestTerms, type UsageRequest } from '../usage/conditions.js';
+import { PolicyTermSchema } from './policy-term.entity.js';
+import { UsageLimitsPolicySchema, type UsageLimitsPolicy } from './usage-limits-policy.entity.js';
+
+/** Adds the policy's terms to `em`'s unit of work (written with the policy by the same flush). */
+export function indexPolicy(em: EntityManager, policy: Pick<UsageLimitsPolicy, 'id' | 'workspaceId' | 'conditions'>): void {
+  const terms = policyTerms(policy.conditions);
+  for (const term of terms) em.create(PolicyTermSchema, { policyId: policy.id, workspaceId: policy.workspaceId, key: term.key, value: term.value, terms: terms.length });
+}
+
+/** An archived policy leaves the index. */
+export async function unindexPolicy(em: EntityManager, policyId: string): Promise<void> {
+  await em.nativeDelete(PolicyTermSchema, { policyId });
+}
+
+/** Indexes the active policies that have no terms yet (written before the index existed). Returns how many. */
+export async function indexUnindexedPolicies(em: EntityManager): Promise<number> {
+  const rows = await executeSql<{ id: string }[]>(
+    em,
+    "select p.id from usage_limits_policies p where p.status = 'active' and not exists (select 1 from usage_policy_terms t where t.policy_id = p.id)",
+    [],
+  );
+  const BATCH = 500;
+  for (let i = 0; i < rows.length; i += BATCH) {
+    const fork = em.fork();
+    await fork.transactional(async (tx) => {
+      const policies = await tx.find(UsageLimitsPolicySchema, { id: { $in: rows.slice(i, i + BATCH).map((r) => r.id) } }, { fields: ['id', 'workspaceId', 'conditions'] });
+      for (const policy of policies) indexPolicy(tx, policy);
+    });
+  }
+  return rows.length;
+}
+
+/**
+ * The active policies of the request's workspace whose terms the request all has, oldest first:
+ * one index lookup per request term, then the matching policies by id.
+ */
+export async function findMatchingPolicies(em: EntityManager, organisationId: string, req: UsageRequest): Promise<UsageLimitsPolicy[]> {
+  const terms = requestTerms(req);
+  const rows = await executeSql<{ policy_id: string }[]>(
+    em,
+    `select policy_id from usage_policy_terms where workspace_id = ? and (${terms.map(() => '(key = ? and value = ?)').join(' or ')})
+     group by policy_id having count(*) = max(terms)`,
+    [req.workspaceId, ...terms.flatMap((t) => [t.key, t.value])],
+  );
+  if (rows.length === 0) return [];
+  return em.find(
+    UsageLimitsPolicySchema,
+    { id: { $in: rows.map((r) => r.policy_id) }, organisationId, workspaceId: req.workspaceId, status: 'active' },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
+}
