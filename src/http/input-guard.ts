@@ -13,6 +13,8 @@
  * strings, so they hold no surrogates.
  */
 
+import { wirePath } from '../lib/contract.js';
+
 export type PathPart = string | number;
 
 export interface InputProblem {
@@ -30,10 +32,9 @@ function unsafeCharacterIn(text: string): string | null {
   return match ? `U+${match[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}` : null;
 }
 
-/** `['tool_outputs', 0, 'output']` → `tool_outputs[0].output` */
+/** `['tool_outputs', 0, 'output']` → `tool_outputs[0].output`; null for the whole input. */
 function paramPath(path: ReadonlyArray<PathPart>): string | null {
-  const out = path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part), '');
-  return out || null;
+  return wirePath(path) || null;
 }
 
 /** How a message names where the problem is: the parameter, or the body when it is the whole input. */
