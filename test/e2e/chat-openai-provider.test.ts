@@ -81,6 +81,16 @@ describe('openai provider', () => {
     expect(usage).toEqual({ prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 });
   });
 
+  it('x-gateway-overhead-ms is the gateway’s own time, without the provider’s', async () => {
+    fake.setScript({ headerDelayMs: 150, json: COMPLETION });
+    const r = await t.request('POST', '/v1/chat/completions', { body: { model: '@upstream/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] } });
+    expect(r.status).toBe(200);
+    expect(Number(r.headers.get('x-gateway-overhead-ms'))).toBeLessThan(150);
+    const [record] = await logs();
+    expect(record.upstream_ms).toBeGreaterThanOrEqual(145);
+    expect(record.total_ms).toBeGreaterThanOrEqual(record.upstream_ms);
+  });
+
   it('an upstream 400 comes back with its status and message, the key redacted in every spelling', async () => {
     fake.setScript(errorReply(400, `Invalid model for key ${SECRET} (${SECRET.toUpperCase()}, ${SECRET.slice(0, 6)}...${SECRET.slice(-4)})`));
     const r = await t.request('POST', '/v1/chat/completions', { body: { model: '@upstream/nope', messages: [{ role: 'user', content: 'hi' }] } });

@@ -8,6 +8,7 @@
  */
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import { AppError, GuardrailDeniedError } from '../../errors.js';
+import { OVERHEAD_HEADER } from '../../http/data-plane.js';
 import { randomAlphanumeric } from '../../lib/ids.js';
 import { refusalReason, settleAdmission } from '../enforcement/enforcement.service.js';
 import { evaluateForRequest, guardrailDeniedError } from '../guardrails/evaluation.service.js';
@@ -63,6 +64,7 @@ export async function createChatCompletion(ctx: ChatContext, body: WireBody, vir
     const text = completionText(completion);
     const usage = usageOf(completion.usage) ?? counted(countPrompt(), text);
     await finish(ctx, prepared, usage, upstreamMs, text, { deny: true });
+    stampOwnTime(ctx, upstreamMs);
     return { completion, streamId: null };
   }
 
@@ -76,6 +78,7 @@ export async function createChatCompletion(ctx: ChatContext, body: WireBody, vir
   const streamId = `chatstream_${randomAlphanumeric(24)}`;
   const stream = new ChunkStream(ctx.principal.apiKeyId);
   registerStream(ctx.runtime, streamId, stream);
+  stampOwnTime(ctx, performance.now() - upstreamStart);
   void pump(ctx, prepared, source, stream, checked.includeUsage, countPrompt, upstreamStart);
   return { completion: null, streamId };
 }
@@ -137,11 +140,24 @@ export async function createEmbeddings(ctx: ChatContext, body: WireBody, virtual
     throw error;
   }
   const usage = usageOf(result.usage) ?? counted(inputs.reduce((sum, text) => sum + countTokens(text), 0), '');
-  await finish(ctx, prepared, usage, performance.now() - upstreamStart, null, { deny: false });
+  const upstreamMs = performance.now() - upstreamStart;
+  await finish(ctx, prepared, usage, upstreamMs, null, { deny: false });
+  stampOwnTime(ctx, upstreamMs);
   return result;
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * `x-gateway-overhead-ms` for model traffic is the gateway's own time: from the request's arrival
+ * to its answer (for a stream, to the stream's start), without the time the provider took.
+ */
+function stampOwnTime(ctx: ChatContext, upstreamMs: number): void {
+  if (!ctx.response || ctx.startedAt === undefined) return;
+  const ms = Math.max(0, performance.now() - ctx.startedAt - upstreamMs);
+  ctx.response.headers[OVERHEAD_HEADER] = ms.toFixed(3);
+  ctx.runtime.metrics.overhead.observe(ms / 1000);
+}
 
 function counted(prompt: number, completionText: string): Usage {
   const completion = countTokens(completionText);
