@@ -14,7 +14,9 @@ import type { PromptVersion } from '../src/modules/collections/prompt-version.en
 import type { Prompt } from '../src/modules/collections/prompt.entity.js';
 import * as prompts from '../src/modules/collections/prompts.service.js';
 import { NotFoundError } from '../src/errors.js';
+import * as contract from '../src/modules/collections/collections.contract.js';
 import { builder } from './builder.js';
+import { contractInputType, parseInput } from './contract-input.js';
 import { WorkspaceRef } from './tenancy.js';
 
 /*
@@ -193,28 +195,9 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const CreateCollectionInput = builder.inputType('CreateCollectionInput', {
-  description: 'A new collection.',
-  fields: (t) => ({
-    name: t.string({ required: true, description: 'Display name (1–255 characters); the slug is derived from it.' }),
-    workspaceId: t.string({ description: 'Workspace id or slug; default: the parent’s, else the caller’s.' }),
-    parentCollectionId: t.string({ description: 'Parent collection UUID, in the same workspace; omitted: top level.' }),
-  }),
-});
-
-const UpdateCollectionInput = builder.inputType('UpdateCollectionInput', {
-  description: 'A rename. The slug stays as it is, so links keep working.',
-  fields: (t) => ({
-    name: t.string({ required: true, description: 'New display name (1–255 characters).' }),
-  }),
-});
-
-const MoveCollectionInput = builder.inputType('MoveCollectionInput', {
-  description: 'A new place in the tree.',
-  fields: (t) => ({
-    parentCollectionId: t.string({ description: 'New parent UUID in the same workspace; null or omitted: the top level.' }),
-  }),
-});
+const CreateCollectionInput = contractInputType('CreateCollectionInput', 'A new collection.', contract.createCollectionContract);
+const UpdateCollectionInput = contractInputType('UpdateCollectionInput', 'A rename. The slug stays as it is, so links keep working.', contract.updateCollectionContract);
+const MoveCollectionInput = contractInputType('MoveCollectionInput', 'A new place in the tree.', contract.moveCollectionContract);
 
 const CreatePromptInput = builder.inputType('CreatePromptInput', {
   description: 'A new prompt, at version 1.',
@@ -240,7 +223,7 @@ builder.mutationFields((t) => ({
     type: CollectionRef,
     description: 'Creates a collection, at the top level or under a parent.',
     args: { input: t.arg({ type: CreateCollectionInput, required: true, description: 'The collection.' }) },
-    resolve: (_root, { input }, ctx) => collections.createCollection(ctx, input),
+    resolve: (_root, { input }, ctx) => collections.createCollection(ctx, parseInput(contract.createCollectionContract, input)),
   }),
   updateCollection: t.field({
     type: CollectionRef,
@@ -249,7 +232,7 @@ builder.mutationFields((t) => ({
       collectionId: t.arg.string({ required: true, description: 'Collection UUID or slug.' }),
       input: t.arg({ type: UpdateCollectionInput, required: true, description: 'The change.' }),
     },
-    resolve: (_root, args, ctx) => collections.renameCollection(ctx, args.collectionId, args.input),
+    resolve: (_root, args, ctx) => collections.renameCollection(ctx, args.collectionId, parseInput(contract.updateCollectionContract, args.input)),
   }),
   moveCollection: t.field({
     type: CollectionRef,
@@ -258,7 +241,7 @@ builder.mutationFields((t) => ({
       collectionId: t.arg.string({ required: true, description: 'Collection UUID or slug.' }),
       input: t.arg({ type: MoveCollectionInput, required: true, description: 'The new place.' }),
     },
-    resolve: (_root, args, ctx) => collections.moveCollection(ctx, args.collectionId, args.input.parentCollectionId ?? null),
+    resolve: (_root, args, ctx) => collections.moveCollection(ctx, args.collectionId, parseInput(contract.moveCollectionContract, args.input)),
   }),
   archiveCollection: t.field({
     type: CollectionRef,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { collectionsContract } from '../../schema/contracts.js';
 
 /**
  * Query strings carry text: an integer parameter is digits (a sign allowed, so that -1 reaches the
@@ -10,15 +11,9 @@ const integerText = z
   .transform(Number)
   .refine((n) => Math.abs(n) <= 2 ** 31 - 1, 'expected an integer within ±2147483647.');
 
-export const createCollectionBody = z.object({
-  name: z.string(),
-  workspace_id: z.string().nullish(),
-  parent_collection_id: z.string().nullish(),
-});
-
-export const updateCollectionBody = z.object({
-  name: z.string(),
-});
+/** The operations' contracts (src/modules/collections/collections.contract.ts), as the resolvers parse them. */
+export const createCollectionBody = collectionsContract.createCollectionContract;
+export const updateCollectionBody = collectionsContract.updateCollectionContract;
 
 export const getCollectionQuery = z.object({
   workspace_id: z.string().optional(),

@@ -1,4 +1,5 @@
 import { createCollectionBody, getCollectionQuery, listCollectionsQuery, updateCollectionBody } from '../bodies/collections.js';
+import { collectionsContract, graphqlInput } from '../../schema/contracts.js';
 import type { RouteRow } from '../route.js';
 
 /** Collections: `{collectionId}` is a UUID or a slug. */
@@ -8,9 +9,7 @@ export const collectionsRoutes: RouteRow[] = [
     path: '/v1/collections',
     operation: 'RestCreateCollection',
     body: createCollectionBody,
-    variables: ({ body }) => ({
-      input: { name: body.name, workspaceId: body.workspace_id, parentCollectionId: body.parent_collection_id },
-    }),
+    variables: ({ body }) => ({ input: graphqlInput(collectionsContract.createCollectionContract, body) }),
   },
   {
     method: 'GET',
@@ -36,7 +35,7 @@ export const collectionsRoutes: RouteRow[] = [
     path: '/v1/collections/:collectionId',
     operation: 'RestUpdateCollection',
     body: updateCollectionBody,
-    variables: ({ params, body }) => ({ collectionId: params.collectionId, input: { name: body.name } }),
+    variables: ({ params, body }) => ({ collectionId: params.collectionId, input: graphqlInput(collectionsContract.updateCollectionContract, body) }),
     result: () => ({}),
   },
   {

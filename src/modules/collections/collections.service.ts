@@ -2,6 +2,7 @@ import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/core';
 import type { Principal } from '../../auth/principal.js';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
+import type { CreateCollectionInput, MoveCollectionInput, UpdateCollectionInput } from './collections.contract.js';
 import { pageOf, type Page } from '../../lib/paging.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { isUuid, uuid } from '../../lib/ids.js';
@@ -142,23 +143,16 @@ function requireActive(collection: Collection): void {
   }
 }
 
-export interface CreateCollectionInput {
-  name: string;
-  /** Workspace id or slug; default: the parent's workspace, else the caller's. */
-  workspaceId?: string | null;
-  parentCollectionId?: string | null;
-}
-
 export async function createCollection(ctx: ServiceContext, input: CreateCollectionInput): Promise<Collection> {
   const name = validateName(input.name);
   return retryOnSlugConflict(() =>
     ctx.em.transactional(async (em) => {
-      const parent = input.parentCollectionId != null
-        ? await findParent(em, ctx.principal, input.parentCollectionId, 'parent_collection_id')
+      const parent = input.parent_collection_id != null
+        ? await findParent(em, ctx.principal, input.parent_collection_id, 'parent_collection_id')
         : null;
       let workspace: Workspace;
-      if (input.workspaceId || !parent) {
-        workspace = await resolveWorkspace(em, ctx.principal, input.workspaceId);
+      if (input.workspace_id || !parent) {
+        workspace = await resolveWorkspace(em, ctx.principal, input.workspace_id);
       } else {
         workspace = await resolveWorkspace(em, ctx.principal, parent.workspaceId);
       }
@@ -202,7 +196,7 @@ export async function listCollections(ctx: ServiceContext, input: ListCollection
   return { total, data };
 }
 
-export async function renameCollection(ctx: ServiceContext, idOrSlug: string, input: { name: string }): Promise<Collection> {
+export async function renameCollection(ctx: ServiceContext, idOrSlug: string, input: UpdateCollectionInput): Promise<Collection> {
   const name = validateName(input.name);
   const collection = await findCollection(ctx.em, ctx.principal, idOrSlug);
   requireActive(collection);
@@ -217,7 +211,8 @@ export async function renameCollection(ctx: ServiceContext, idOrSlug: string, in
  * under itself or one of its descendants would make a cycle: 400. The default collection stays
  * where it is.
  */
-export async function moveCollection(ctx: ServiceContext, idOrSlug: string, parentCollectionId: string | null): Promise<Collection> {
+export async function moveCollection(ctx: ServiceContext, idOrSlug: string, input: MoveCollectionInput): Promise<Collection> {
+  const parentCollectionId = input.parent_collection_id ?? null;
   return ctx.em.transactional(async (em) => {
     const collection = await findCollection(em, ctx.principal, idOrSlug);
     requireActive(collection);
