@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInteger } from '../../schema/contracts.js';
 
 /** `GET /v1/logs` filters and paging. */
 export const listLogsQuery = z.object({
@@ -6,9 +7,9 @@ export const listLogsQuery = z.object({
   api_key_id: z.string().optional(),
   virtual_key: z.string().optional(),
   model: z.string().optional(),
-  status: z.coerce.number().int().optional(),
+  status: queryInteger().optional(),
   from: z.string().optional(),
   to: z.string().optional(),
-  limit: z.coerce.number().int().optional(),
+  limit: queryInteger().optional(),
   after: z.string().optional(),
 });
