@@ -88,6 +88,9 @@ function send(target: Target, stream: boolean): Promise<Response> {
   return fetch(url, { method: 'POST', headers, body: JSON.stringify({ model, messages, ...(stream && { stream: true, stream_options: { include_usage: true } }) }) });
 }
 
+/** x-gateway-overhead-ms of the gateway's answers: its own time, without the upstream's. */
+const overheads: number[] = [];
+
 async function batch(target: Target, stream: boolean, count: number, concurrency: number, latencies: number[]): Promise<number> {
   let next = 0;
   const started = performance.now();
@@ -99,6 +102,7 @@ async function batch(target: Target, stream: boolean, count: number, concurrency
         const body = await response.text();
         if (response.status !== 200) throw new Error(`${target}: HTTP ${response.status} ${body}`);
         latencies.push(performance.now() - t0);
+        if (target === 'gateway') overheads.push(Number(response.headers.get('x-gateway-overhead-ms')));
       }
     }),
   );
@@ -111,6 +115,7 @@ for (const stream of [false, true]) {
   for (const concurrency of [1, 50]) {
     for (const target of ['direct', 'gateway'] as const) await batch(target, stream, 100, concurrency, []); // warm-up
     const latencies: Record<Target, number[]> = { direct: [], gateway: [] };
+    overheads.length = 0;
     const elapsed: Record<Target, number> = { direct: 0, gateway: 0 };
     const per = Math.ceil(REQUESTS / ROUNDS);
     for (let round = 0; round < ROUNDS; round++) {
@@ -128,6 +133,8 @@ for (const stream of [false, true]) {
     for (const [name, s] of [['direct', direct], ['gateway', through]] as const) {
       console.log(`  ${name.padEnd(8)} ${s.rps.toFixed(0).padStart(6)} req/s   p50 ${s.p50.toFixed(2)} ms   p99 ${s.p99.toFixed(2)} ms`);
     }
+    const own = [...overheads].sort((a, b) => a - b);
+    console.log(`  x-gateway-overhead-ms p50 ${quantile(own, 0.5).toFixed(2)} ms   p99 ${quantile(own, 0.99).toFixed(2)} ms`);
     console.log(
       `  added p50 ${(through.p50 - direct.p50).toFixed(2)} ms (goal ≤ 1 ms)   added p99 ${(through.p99 - direct.p99).toFixed(2)} ms (goal ≤ 5 ms)   throughput ${(through.rps / direct.rps).toFixed(2)}× direct (goal ≥ 0.80×)`,
     );
