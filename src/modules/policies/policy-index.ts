@@ -44,11 +44,13 @@ export async function indexUnindexedPolicies(em: EntityManager): Promise<number>
  */
 export async function findMatchingPolicies(em: EntityManager, organisationId: string, req: UsageRequest): Promise<UsageLimitsPolicy[]> {
   const terms = requestTerms(req);
+  // One index seek per term (a UNION ALL: an OR under the shared workspace_id could be planned as
+  // a scan of the whole workspace's terms).
+  const lookup = 'select policy_id, terms from usage_policy_terms where workspace_id = ? and key = ? and value = ?';
   const rows = await executeSql<{ policy_id: string }[]>(
     em,
-    `select policy_id from usage_policy_terms where workspace_id = ? and (${terms.map(() => '(key = ? and value = ?)').join(' or ')})
-     group by policy_id having count(*) = max(terms)`,
-    [req.workspaceId, ...terms.flatMap((t) => [t.key, t.value])],
+    `select policy_id from (${terms.map(() => lookup).join(' union all ')}) group by policy_id having count(*) = max(terms)`,
+    terms.flatMap((t) => [req.workspaceId, t.key, t.value]),
   );
   if (rows.length === 0) return [];
   return em.find(

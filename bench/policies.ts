@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../src/app.js';
+import { configFrom } from '../src/config.js';
+import { executeSql } from '../src/db/sql.js';
+import { uuid } from '../src/lib/ids.js';
+import { runExecutor } from '../src/modules/runs/executor.js';
+import { policyTerms } from '../src/modules/usage/conditions.js';
+
+/**
+ * `npm run bench` (policies): does run creation, and a page of the policy list, depend on how many
+ * usage-limit policies the organisation has? One gateway on 127.0.0.1 with a SQLite file (WAL).
+ * Policies are written straight to the database (with their index terms, as the service writes
+ * them), each limiting one API key that never calls (`api_key = <random id>`): unrelated to the
+ * measured requests. Measured at 0 / 1,000 and then at BENCH_POLICIES (100,000) policies:
+ *
+ * - `POST /v1/threads/runs` on `local`, one at a time: p50 of `x-gateway-overhead-ms` (goal: at
+ *   100,000 policies ≤ 1.5× at 0);
+ * - `GET /v1/policies/usage-limits?page_size=100` at pages 0, 9 and the last: median time (goal:
+ *   at 100,000 policies ≤ 1.5× page 0 at 1,000, for every page).
+ *
+ * Environment: BENCH_POLICIES (100000), BENCH_POLICIES_SAMPLES (40 per point).
+ */
+const TOTAL = Number(process.env.BENCH_POLICIES ?? 100_000);
+const SAMPLES = Number(process.env.BENCH_POLICIES_SAMPLES ?? 40);
+const KEY = 'bench-bootstrap-key-0123456789';
+const HEADERS = { 'x-gateway-api-key': KEY, 'x-gateway-virtual-key': 'local', 'OpenAI-Beta': 'assistants=v2', 'content-type': 'application/json' };
+
+const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-policies-'));
+const deadline = setTimeout(() => {
+  console.error('bench/policies: still running after 150 s; giving up.');
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(1);
+}, 150_000).unref();
+
+const app = await createApp(configFrom({ DATABASE_URL: `sqlite:${join(dir, 'gatehouse.sqlite')}`, LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }));
+const server = createServer(app.yoga);
+// Writing 100,000 policies leaves the client's keep-alive sockets idle longer than Node's 5 s default.
+server.keepAliveTimeout = 120_000;
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+try {
+  const workspace = await (await fetch(`${base}/v1/admin/workspaces/default`, { headers: HEADERS })).json();
+  const assistant = await (await fetch(`${base}/v1/assistants`, { method: 'POST', headers: HEADERS, body: JSON.stringify({ model: 'local-test' }) })).json();
+  const body = JSON.stringify({ assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'Summarise the open tickets.' }] } });
+  const em = app.runtime.fork();
+  const [{ organisation_id: organisationId }] = await executeSql<{ organisation_id: string }[]>(em, 'select organisation_id from workspaces where id = ?', [workspace.id]);
+
+  let written = 0;
+  /** Writes policies (and their index terms) until there are `upTo`. */
+  const grow = async (upTo: number) => {
+    const now = Date.now();
+    while (written < upTo) {
+      const batch = Math.min(500, upTo - written);
+      const policies = Array.from({ length: batch }, (_v, i) => ({ id: uuid(), conditions: [{ key: 'api_key', value: uuid() }], at: now + written + i }));
+      await app.runtime.fork().transactional(async (tx) => {
+        await executeSql(
+          tx,
+          `insert into usage_limits_policies (id, organisation_id, workspace_id, name, type, status, conditions, group_by, credit_limit, alert_threshold, periodic_reset, last_reset_at, created_at, updated_at) values ${policies.map(() => "(?, ?, ?, 'Unrelated', 'tokens', 'active', ?, ?, 1000, null, null, null, ?, ?)").join(', ')}`,
+          policies.flatMap((p) => [p.id, organisationId, workspace.id, JSON.stringify(p.conditions), JSON.stringify([{ key: 'api_key' }]), p.at, p.at]),
+          'run',
+        );
+        const terms = policies.flatMap((p) => policyTerms(p.conditions).map((t, _i, all) => [p.id, t.key, t.value, workspace.id, all.length]));
+        await executeSql(tx, `insert into usage_policy_terms (policy_id, key, value, workspace_id, terms) values ${terms.map(() => '(?, ?, ?, ?, ?)').join(', ')}`, terms.flat(), 'run');
+      });
+      written += batch;
+    }
+  };
+  const runOverhead = async () => {
+    const values: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const response = await fetch(`${base}/v1/threads/runs`, { method: 'POST', headers: HEADERS, body });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`POST /v1/threads/runs: HTTP ${response.status}`);
+      values.push(Number(response.headers.get('x-gateway-overhead-ms')));
+      await runExecutor(app.runtime).whenIdle();
+    }
+    return median(values);
+  };
+  const pageTime = async (page: number) => {
+    const values: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const t0 = performance.now();
+      const response = await fetch(`${base}/v1/policies/usage-limits?page_size=100&current_page=${page}`, { headers: HEADERS });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`GET /v1/policies/usage-limits: HTTP ${response.status}`);
+      values.push(performance.now() - t0);
+    }
+    return median(values);
+  };
+
+  await runOverhead(); // warm-up
+  const runAt0 = await runOverhead();
+  await grow(1_000);
+  const pagesAt1k = { first: await pageTime(0), ninth: await pageTime(9) };
+  await grow(TOTAL);
+  const runAtTotal = await runOverhead();
+  const last = Math.floor((TOTAL - 1) / 100);
+  const pagesAtTotal = { first: await pageTime(0), ninth: await pageTime(9), middle: await pageTime(Math.floor(last / 2)), last: await pageTime(last) };
+
+  const line = (what: string, ratio: number, detail: string) =>
+    console.log(`${what.padEnd(58)} ${ratio.toFixed(2)}×   goal ≤ 1.5×  ${ratio <= 1.5 ? '(met)' : '(not met)'}   ${detail}`);
+  console.log(`Policies: ${TOTAL.toLocaleString('en')} unrelated usage-limit policies in the workspace; medians of ${SAMPLES} requests, one at a time`);
+  line(`run creation overhead p50, ${TOTAL.toLocaleString('en')} policies / 0`, runAtTotal / runAt0, `${runAtTotal.toFixed(2)} / ${runAt0.toFixed(2)} ms`);
+  for (const [name, page] of Object.entries(pagesAtTotal)) {
+    line(`policy list page ${name}, ${TOTAL.toLocaleString('en')} policies / page 0 at 1,000`, page / pagesAt1k.first, `${page.toFixed(2)} / ${pagesAt1k.first.toFixed(2)} ms (page 9 at 1,000: ${pagesAt1k.ninth.toFixed(2)} ms)`);
+  }
+} finally {
+  clearTimeout(deadline);
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+}
