@@ -123,6 +123,7 @@ async function handle(
     return sseResponse(toEvents(subscription, row.stream.event), {
       keepAliveMs: runtime.config.SSE_KEEPALIVE_MS,
       signal: runtime.shutdown,
+      bareDone: row.stream.bareDone,
       describeError: (error) => {
         const masked = maskError(error, requestId, context.log);
         return { error: { message: masked.message, type: (masked.extensions.type as string) ?? 'server_error', param: null, code: (masked.extensions.code as string) ?? null } };

@@ -58,6 +58,8 @@ export interface RouteRow {
     operation: string;
     variables: (input: RestInput, data: any) => Record<string, unknown>;
     event: (payload: any) => SseEvent;
+    /** End with a bare `data: [DONE]` (OpenAI chat streams) rather than `event: done` + `data: [DONE]`. */
+    bareDone?: boolean;
   };
 }
 

@@ -6,6 +6,8 @@ export interface SseOptions {
   signal: AbortSignal;
   /** Turns a failure inside the stream into the `error` event's body. */
   describeError: (error: unknown) => { error: Record<string, unknown> };
+  /** End with a bare `data: [DONE]` instead of `event: done` + `data: [DONE]`. */
+  bareDone?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -52,7 +54,7 @@ export function sseResponse(events: AsyncIterable<SseEvent>, options: SseOptions
             const { event, id, data } = next.value;
             write(`${event ? `event: ${event}\n` : ''}${id !== undefined ? `id: ${id}\n` : ''}data: ${data}\n\n`);
           }
-          write('event: done\ndata: [DONE]\n\n');
+          write(options.bareDone ? 'data: [DONE]\n\n' : 'event: done\ndata: [DONE]\n\n');
         } catch (error) {
           write(`event: error\ndata: ${JSON.stringify(options.describeError(error))}\n\n`);
         } finally {

@@ -5,7 +5,7 @@ import type { RouteRow } from '../route.js';
  * Model traffic, OpenAI compatible. The virtual key is the `@<virtual-key>/` prefix of `model`,
  * or the x-gateway-virtual-key (x-portkey-virtual-key) header, read by the service. A streamed
  * chat completion answers with bare `data: {chunk}` events (no event name: the openai SDK treats
- * named events as something else) and `data: [DONE]`.
+ * named events as something else) and a bare `data: [DONE]`, as OpenAI sends them.
  */
 export const chatRoutes: RouteRow[] = [
   {
@@ -21,6 +21,7 @@ export const chatRoutes: RouteRow[] = [
       operation: 'RestChatCompletionChunks',
       variables: (_input, data) => ({ streamId: data.createChatCompletion.stream_id }),
       event: (chunk) => ({ data: JSON.stringify(chunk) }),
+      bareDone: true,
     },
   },
   {

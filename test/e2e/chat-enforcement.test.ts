@@ -183,6 +183,18 @@ describe('guardrails on chat traffic', () => {
     expect(passed.response.status).toBe(200);
   });
 
+  it('a stream answers 246 too, as bare data events ending with [DONE]', async () => {
+    await ok(t, 'PUT', '/v1/providers/local', { input_guardrails: [soft], output_guardrails: [] });
+    const r = await t.request('POST', '/v1/chat/completions', { body: { model: '@local/local', messages: [{ role: 'user', content: 'hello' }], stream: true } });
+    expect(r.status).toBe(246);
+    expect(r.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const events = r.text.split('\n\n').filter(Boolean);
+    expect(events.slice(0, -1).every((e) => e.startsWith('data: {'))).toBe(true);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    const text = events.slice(0, -1).map((e) => JSON.parse(e.slice(6)).choices[0].delta.content ?? '').join('');
+    expect(text).toBe('You said: hello');
+  });
+
   it('output: non-streamed deny answers 446; streamed answers are checked after the stream and recorded', async () => {
     await ok(t, 'PUT', '/v1/providers/local', { input_guardrails: [], output_guardrails: [noSecrets] });
     const denied = await refusal(ask('the secret is 42'));
