@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from '../../schema/contracts.js';
 
 /**
  * Guardrail bodies in wire terms (docs/contract.md#guardrails). Only shapes are checked here;
@@ -40,17 +41,10 @@ export const updateGuardrailBody = z.object({
   actions: guardrailActions.nullish(),
 });
 
-const queryInt = (what: string) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, `must be ${what}`)
-    .transform(Number);
-
 export const listGuardrailsQuery = z.object({
   workspace_id: z.string().optional(),
   status: z.enum(['active', 'archived']).optional(),
-  page_size: queryInt('an integer from 0 to 1000').pipe(z.number().max(1000, 'must be an integer from 0 to 1000')).optional(),
-  current_page: queryInt('an integer of at least 0').optional(),
+  ...pageQuery,
 });
 
 export type GuardrailCheckBody = z.infer<typeof guardrailCheck>;

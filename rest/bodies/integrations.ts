@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AI_PROVIDER_IDS } from '../../schema/contracts.js';
+import { AI_PROVIDER_IDS, pageQuery } from '../../schema/contracts.js';
 
 // Bodies and query strings of the integrations and providers routes, in wire terms. They check
 // types (so GraphQL variable coercion never fails with a vaguer message); the rules (at most one
@@ -71,13 +71,10 @@ export const updateIntegrationBody = z.object({
   configurations: configurationsBody.nullish(),
 });
 
-const pageNumber = z.string().regex(/^\d{1,9}$/, 'expected a non-negative integer.').transform(Number);
-
 export const listIntegrationsQuery = z.object({
   workspace_id: z.string().optional(),
   type: oneOf(['all', 'organisation', 'workspace']).optional(),
-  current_page: pageNumber.optional(),
-  page_size: pageNumber.optional(),
+  ...pageQuery,
 });
 
 // Limits live on the workspace's access to the integration, not on one provider.
@@ -109,8 +106,7 @@ export const updateProviderBody = z.object({
 
 export const listProvidersQuery = z.object({
   workspace_id: z.string().optional(),
-  current_page: pageNumber.optional(),
-  page_size: pageNumber.optional(),
+  ...pageQuery,
 });
 
 export const providerQuery = z.object({ workspace_id: z.string().optional() });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from '../../schema/contracts.js';
 
 // Wire shapes of the usage-limits policy routes (docs/contract.md#usage-limit-policies). Types and enums are checked here;
 // rules over values (known condition keys, limits, workspaces) are the service's, so GraphQL
@@ -34,20 +35,9 @@ export const updatePolicyBody = z.object({
   reset_usage_for_value: z.string().optional(),
 });
 
-/** A query-string integer in [0, max]: digits only, so `1.5`, `-1`, `1e3` and `` are refused. */
-const integerParam = (max: number) => {
-  const message = `must be an integer between 0 and ${max}.`;
-  return z
-    .string()
-    .regex(/^\d+$/, { message })
-    .transform(Number)
-    .refine((n) => Number.isSafeInteger(n) && n <= max, { message });
-};
-
 export const listPoliciesQuery = z.object({
   workspace_id: z.string().min(1, { message: 'must be a workspace id or slug.' }).optional(),
   status: oneOf(POLICY_STATUS_VALUES).optional(),
   type: oneOf(POLICY_TYPE_VALUES).optional(),
-  page_size: integerParam(1000).optional(),
-  current_page: integerParam(2_147_483_647).optional(),
+  ...pageQuery,
 });

@@ -4,6 +4,7 @@
  */
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/core';
 import { BadRequestError } from '../errors.js';
+import { queryInteger } from './contract.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
@@ -14,6 +15,12 @@ export interface PageInput {
   /** 0 returns no items but the true total. */
   pageSize?: number | null;
 }
+
+/**
+ * The paging parameters of a query string (text → integer): their range is `pageOf`'s, so a REST
+ * list and its GraphQL field refuse the same page with the same message.
+ */
+export const pageQuery = { current_page: queryInteger().optional(), page_size: queryInteger().optional() };
 
 /** A page: `total` counts every match, not just the page. */
 export interface Page<T> {

@@ -338,8 +338,8 @@ describe('GET /v1/collections', () => {
       ['current_page=-1', errorResponse(400, "Invalid value for 'current_page': expected an integer greater than or equal to 0.", 'current_page', 'invalid_value')],
       ['page_size=-1', errorResponse(400, "Invalid value for 'page_size': expected an integer from 0 to 1000.", 'page_size', 'invalid_value')],
       ['page_size=1001', errorResponse(400, "Invalid value for 'page_size': expected an integer from 0 to 1000.", 'page_size', 'invalid_value')],
-      ['page_size=ten', errorResponse(400, "Invalid value for query parameter 'page_size': expected an integer.", 'page_size', 'invalid_value')],
-      ['current_page=1.5', errorResponse(400, "Invalid value for query parameter 'current_page': expected an integer.", 'current_page', 'invalid_value')],
+      ['page_size=ten', errorResponse(400, "Invalid type for 'page_size': expected an integer, but got 'ten' instead.", 'page_size', 'invalid_type')],
+      ['current_page=1.5', errorResponse(400, "Invalid type for 'current_page': expected an integer, but got '1.5' instead.", 'current_page', 'invalid_type')],
       ['workspace_id=nope', errorResponse(404, "Workspace not found: 'nope'.", 'workspace_id', 'workspace_not_found')],
       [`search=${'x'.repeat(256)}`, errorResponse(400, "'search' must be at most 255 characters.", 'search', 'invalid_value')],
     ];

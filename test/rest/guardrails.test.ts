@@ -373,9 +373,9 @@ describe('GET /v1/guardrails', () => {
   });
 
   it.each([
-    ['page_size=abc', badRequest("Invalid value for query parameter 'page_size': must be an integer from 0 to 1000", 'page_size', 'invalid_value')],
-    ['page_size=1001', badRequest("Invalid value for query parameter 'page_size': must be an integer from 0 to 1000", 'page_size', 'invalid_value')],
-    ['current_page=-1', badRequest("Invalid value for query parameter 'current_page': must be an integer of at least 0", 'current_page', 'invalid_value')],
+    ['page_size=abc', badRequest("Invalid type for 'page_size': expected an integer, but got 'abc' instead.", 'page_size', 'invalid_type')],
+    ['page_size=1001', badRequest("Invalid value for 'page_size': expected an integer from 0 to 1000.", 'page_size', 'invalid_value')],
+    ['current_page=-1', badRequest("Invalid value for 'current_page': expected an integer greater than or equal to 0.", 'current_page', 'invalid_value')],
     [
       'status=deleted',
       badRequest("Invalid value for query parameter 'status': Invalid enum value. Expected 'active' | 'archived', received 'deleted'", 'status', 'invalid_value'),

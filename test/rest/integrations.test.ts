@@ -266,8 +266,8 @@ describe('who may do what', () => {
 describe('query parameters', () => {
   it.each([
     ['page_size=1001', error("Invalid value for 'page_size': expected an integer from 0 to 1000.", 'page_size', 'invalid_value')],
-    ['page_size=-1', error("Invalid value for query parameter 'page_size': expected a non-negative integer.", 'page_size', 'invalid_value')],
-    ['current_page=x', error("Invalid value for query parameter 'current_page': expected a non-negative integer.", 'current_page', 'invalid_value')],
+    ['page_size=-1', error("Invalid value for 'page_size': expected an integer from 0 to 1000.", 'page_size', 'invalid_value')],
+    ['current_page=x', error("Invalid type for 'current_page': expected an integer, but got 'x' instead.", 'current_page', 'invalid_type')],
     ['type=team', error("Invalid value for query parameter 'type': expected one of 'all', 'organisation', 'workspace'.", 'type', 'invalid_value')],
     ['workspace_id=nowhere', error("Workspace not found: 'nowhere'.", 'workspace_id', 'workspace_not_found')],
   ])('GET /v1/integrations?%s', async (query, expected) => {

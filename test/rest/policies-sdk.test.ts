@@ -85,7 +85,7 @@ it('errors reach the SDK as APIError with the status and the envelope', async ()
     status: 400,
     error: {
       error: {
-        message: "Invalid value for query parameter 'page_size': must be an integer between 0 and 1000.",
+        message: "Invalid value for 'page_size': expected an integer from 0 to 1000.",
         type: 'invalid_request_error',
         param: 'page_size',
         code: 'invalid_value',

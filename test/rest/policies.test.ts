@@ -325,14 +325,14 @@ describe('GET /v1/policies/usage-limits', () => {
   it('any other parameter value: 400 naming the parameter', async () => {
     const q = (param: string, message: string) => errorResponse(400, `Invalid value for query parameter '${param}': ${message}`, param, 'invalid_value');
     const cases: Array<[string, { status: number; body: unknown }]> = [
-      ['page_size=-1', q('page_size', 'must be an integer between 0 and 1000.')],
-      ['page_size=1001', q('page_size', 'must be an integer between 0 and 1000.')],
-      ['page_size=abc', q('page_size', 'must be an integer between 0 and 1000.')],
-      ['page_size=1.5', q('page_size', 'must be an integer between 0 and 1000.')],
-      ['page_size=', q('page_size', 'must be an integer between 0 and 1000.')],
-      ['current_page=-1', q('current_page', 'must be an integer between 0 and 2147483647.')],
-      ['current_page=2147483648', q('current_page', 'must be an integer between 0 and 2147483647.')],
-      ['current_page=x', q('current_page', 'must be an integer between 0 and 2147483647.')],
+      ['page_size=-1', errorResponse(400, "Invalid value for 'page_size': expected an integer from 0 to 1000.", 'page_size', 'invalid_value')],
+      ['page_size=1001', errorResponse(400, "Invalid value for 'page_size': expected an integer from 0 to 1000.", 'page_size', 'invalid_value')],
+      ['page_size=abc', errorResponse(400, "Invalid type for 'page_size': expected an integer, but got 'abc' instead.", 'page_size', 'invalid_type')],
+      ['page_size=1.5', errorResponse(400, "Invalid type for 'page_size': expected an integer, but got '1.5' instead.", 'page_size', 'invalid_type')],
+      ['page_size=', errorResponse(400, "Invalid type for 'page_size': expected an integer, but got '' instead.", 'page_size', 'invalid_type')],
+      ['current_page=-1', errorResponse(400, "Invalid value for 'current_page': expected an integer greater than or equal to 0.", 'current_page', 'invalid_value')],
+      ['current_page=2147483648', errorResponse(400, "Invalid 'current_page': integer above maximum value. Expected a value <= 2147483647, but got 2147483648 instead.", 'current_page', 'integer_above_max_value')],
+      ['current_page=x', errorResponse(400, "Invalid type for 'current_page': expected an integer, but got 'x' instead.", 'current_page', 'invalid_type')],
       ['status=deleted', q('status', "must be one of 'active', 'archived'.")],
       ['type=dollars', q('type', "must be one of 'cost', 'tokens'.")],
       ['workspace_id=', q('workspace_id', 'must be a workspace id or slug.')],
