@@ -1,6 +1,6 @@
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/core';
 import type { Principal } from '../../auth/principal.js';
-import { resolveWorkspace } from '../../auth/tenancy.js';
+import { resolveWorkspace, Scope } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import type { CreateCollectionInput, MoveCollectionInput, UpdateCollectionInput } from './collections.contract.js';
 import { pageOf, type Page } from '../../lib/paging.js';
@@ -20,11 +20,9 @@ export const COLLECTION_PARAM = 'collectionId';
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../lib/paging.js';
 const SEARCH_MAX = 255;
 
-/** Rows of the caller's organisation, and of its workspace for a workspace key. */
+/** Rows of the caller's organisation, and of its workspace for a workspace key (the Scope's rule). */
 export function visibleTo(principal: Principal): { organisationId: string; workspaceId?: string } {
-  return principal.workspaceId
-    ? { organisationId: principal.organisationId, workspaceId: principal.workspaceId }
-    : { organisationId: principal.organisationId };
+  return new Scope(principal).rows();
 }
 
 function collectionNotFound(param: string): NotFoundError {
