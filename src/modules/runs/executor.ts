@@ -227,7 +227,8 @@ class RunJob {
     const run = this.run;
     const [messages, steps] = await Promise.all([
       em.find(MessageSchema, { threadId: run.threadId }, { orderBy: { ordinal: 'asc' } }),
-      em.find(RunStepSchema, { runId: run.id, type: 'tool_calls', status: 'completed' }, { orderBy: { ordinal: 'asc' } }),
+      // A run that never started has had no tool round yet (started_at is kept across rounds).
+      run.startedAt ? em.find(RunStepSchema, { runId: run.id, type: 'tool_calls', status: 'completed' }, { orderBy: { ordinal: 'asc' } }) : [],
     ]);
     const conversation = await buildConversation({
       instructions: run.instructions,
