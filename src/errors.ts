@@ -166,6 +166,7 @@ export const ERROR_CODES = {
   invalid_value: [400, 'A value of the right type that is not allowed.'],
   invalid_character: [400, 'U+0000 or a lone UTF-16 surrogate in a string or an object key.'],
   nesting_too_deep: [400, 'JSON nested deeper than the limit.'],
+  invalid_number: [400, 'A JSON number too large to be represented (such as 1e400).'],
   empty_string: [400, 'A blank string where text is required.'],
   empty_array: [400, 'An empty array where one item is required.'],
   string_above_max_length: [400, 'A string (or metadata key) too long.'],

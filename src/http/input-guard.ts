@@ -8,6 +8,9 @@
  * - JSON may nest at most `maxDepth` arrays and objects: serialising deeper values (the JSON
  *   column type does) recurses once per level and overflows the stack.
  *
+ * - numbers must be finite: JSON.parse reads `1e400` as Infinity, which no column or GraphQL
+ *   scalar can hold.
+ *
  * The walk is iterative, so the check itself cannot overflow whatever the input's depth.
  * Header values need no check: HTTP and the Fetch API refuse NUL in them, and they are byte
  * strings, so they hold no surrogates.
@@ -21,7 +24,7 @@ export interface InputProblem {
   /** Where the problem is, in wire terms (`tool_resources.code_interpreter.file_ids[0]`); null for the whole input. */
   param: string | null;
   message: string;
-  code: 'invalid_character' | 'nesting_too_deep';
+  code: 'invalid_character' | 'nesting_too_deep' | 'invalid_number';
 }
 
 const UNSAFE_CHARACTER = /[\u0000\p{Cs}]/u;
@@ -69,6 +72,10 @@ export function findInputProblem(value: unknown, maxDepth: number, path: PathPar
       const character = unsafeCharacterIn(item.value);
       if (character) return characterProblem(item.path, character);
       continue;
+    }
+    if (typeof item.value === 'number' && !Number.isFinite(item.value)) {
+      const param = paramPath(item.path);
+      return { param, code: 'invalid_number', message: `${subject(param)}: the number is too large to be represented.` };
     }
     if (typeof item.value !== 'object' || item.value === null) continue;
     const depth = item.depth + 1;

@@ -100,6 +100,22 @@ describe('U+0000 and lone surrogates are refused at the edge (400 naming the par
   });
 });
 
+describe('numbers too large to be represented are refused at the edge', () => {
+  it('1e400 (read as infinity) in a run option and in a nested JSON value: 400 naming the place, nothing written', async () => {
+    const before = await t.request('GET', '/v1/assistants', { headers: BETA });
+    const cases: Array<[string, string, string]> = [
+      ['/v1/threads/runs', '{"assistant_id":"asst_x","temperature":1e400}', 'temperature'],
+      ['/v1/assistants', '{"model":"gpt-4o-mini","metadata":{"a":"b"},"tool_resources":{"x":[1,-1e400]}}', 'tool_resources.x[1]'],
+    ];
+    for (const [path, rawBody, param] of cases) {
+      const r = await t.request('POST', path, { rawBody, headers: { ...JSON_HEADERS, ...BETA } });
+      expect(pick(r), path).toEqual(errorResponse(400, `Invalid value for '${param}': the number is too large to be represented.`, param, 'invalid_number'));
+    }
+    const after = await t.request('GET', '/v1/assistants', { headers: BETA });
+    expect(after.body.data).toEqual(before.body.data);
+  });
+});
+
 describe('JSON nesting is bounded at the edge (JSON_MAX_DEPTH, default 64)', () => {
   it('tool_resources 50,000 levels deep on POST /v1/assistants and /v1/threads', async () => {
     for (const path of ['/v1/assistants', '/v1/threads']) {

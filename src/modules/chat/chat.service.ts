@@ -15,7 +15,7 @@ import { evaluateForRequest, guardrailDeniedError } from '../guardrails/evaluati
 import type { RequestLogGuardrail } from '../request-log/request-log.entity.js';
 import { guardrailVerdicts, logModelCall, refusalVerdicts, type ModelCall } from '../request-log/model-call.js';
 import { abandonAdmission, admitModelWork, type Admission, type ModelWorkContext, type ModelWorkKind } from '../runs/admission.js';
-import { countTokens } from '../runs/models/tokens.js';
+import { countTokensAsync } from '../runs/models/tokens.js';
 import { checkChatBody, checkEmbeddingsBody, metadataOf, promptTexts, routingOf, type WireBody } from './chat-request.js';
 import { ChunkStream, registerStream } from './chat-streams.js';
 import { ChunkAccumulator, completionText, usageOf, type Usage } from './chunks.js';
@@ -49,7 +49,7 @@ export async function createChatCompletion(ctx: ChatContext, body: WireBody, vir
   });
   const { admission } = prepared;
   const provider = providerFor(admission.provider, ctx.runtime);
-  const countPrompt = () => texts.reduce((sum, text) => sum + countTokens(text), 0);
+  const countPrompt = () => countAllTokens(texts);
   const upstreamStart = performance.now();
 
   if (!checked.stream) {
@@ -62,7 +62,7 @@ export async function createChatCompletion(ctx: ChatContext, body: WireBody, vir
     }
     const upstreamMs = performance.now() - upstreamStart;
     const text = completionText(completion);
-    const usage = usageOf(completion.usage) ?? counted(countPrompt(), text);
+    const usage = usageOf(completion.usage) ?? (await counted(await countPrompt(), text));
     await finish(ctx, prepared, usage, upstreamMs, text, { deny: true });
     stampOwnTime(ctx, upstreamMs);
     return { completion, streamId: null };
@@ -93,7 +93,7 @@ async function pump(
   source: AsyncIterable<WireBody>,
   stream: ChunkStream,
   includeUsage: boolean,
-  countPrompt: () => number,
+  countPrompt: () => Promise<number>,
   upstreamStart: number,
 ): Promise<void> {
   const answer = new ChunkAccumulator();
@@ -110,14 +110,14 @@ async function pump(
     }
   } catch (error) {
     stream.fail(error);
-    const usage = answer.usage ?? counted(countPrompt(), answer.text());
+    const usage = answer.usage ?? (await counted(await countPrompt(), answer.text()));
     await settleAdmission(ctx.runtime, prepared.admission, usage);
     logModelCall(ctx.runtime, { ...prepared.log, status: statusOf(error), usage, upstreamMs: performance.now() - upstreamStart, refusal: reasonOf(error) });
     return;
   }
   stream.end();
   const text = answer.text();
-  await finish(ctx, prepared, answer.usage ?? counted(countPrompt(), text), performance.now() - upstreamStart, text, { deny: false }).catch((error: unknown) =>
+  await finish(ctx, prepared, answer.usage ?? (await counted(await countPrompt(), text)), performance.now() - upstreamStart, text, { deny: false }).catch((error: unknown) =>
     ctx.runtime.logger.error({ err: error }, 'could not finish a streamed chat completion'),
   );
 }
@@ -139,7 +139,7 @@ export async function createEmbeddings(ctx: ChatContext, body: WireBody, virtual
     await failed(ctx, prepared, error, performance.now() - upstreamStart);
     throw error;
   }
-  const usage = usageOf(result.usage) ?? counted(inputs.reduce((sum, text) => sum + countTokens(text), 0), '');
+  const usage = usageOf(result.usage) ?? (await counted(await countAllTokens(inputs), ''));
   const upstreamMs = performance.now() - upstreamStart;
   await finish(ctx, prepared, usage, upstreamMs, null, { deny: false });
   stampOwnTime(ctx, upstreamMs);
@@ -159,9 +159,16 @@ function stampOwnTime(ctx: ChatContext, upstreamMs: number): void {
   ctx.runtime.metrics.overhead.observe(ms / 1000);
 }
 
-function counted(prompt: number, completionText: string): Usage {
-  const completion = countTokens(completionText);
+/** Counted only when the upstream reports no usage; large texts never hold the event loop. */
+async function counted(prompt: number, completionText: string): Promise<Usage> {
+  const completion = await countTokensAsync(completionText);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+async function countAllTokens(texts: readonly string[]): Promise<number> {
+  let total = 0;
+  for (const text of texts) total += await countTokensAsync(text);
+  return total;
 }
 
 /** Routing, metadata, workspace and admission; a refusal is logged and thrown. */

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { randomAlphanumeric } from '../../lib/ids.js';
 import { LocalModel } from '../runs/models/local-model.js';
 import type { ChatMessage, FunctionTool, ModelRequest, ToolChoice } from '../runs/models/model.js';
-import { countTokens } from '../runs/models/tokens.js';
+import { countTokensAsync } from '../runs/models/tokens.js';
 import { contentText, type ChatMessageWire, type WireBody } from './chat-request.js';
 import { ChunkAccumulator } from './chunks.js';
 import type { ModelProvider, ProviderCall } from './provider.js';
@@ -59,7 +59,8 @@ export class LocalProvider implements ModelProvider {
   }
 
   async embed(call: ProviderCall, inputs: string[]): Promise<WireBody> {
-    const tokens = inputs.reduce((sum, text) => sum + countTokens(text), 0);
+    let tokens = 0;
+    for (const text of inputs) tokens += await countTokensAsync(text);
     return {
       object: 'list',
       data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: encodeEmbedding(localEmbedding(text), call.body.encoding_format) })),

@@ -40,6 +40,12 @@ describe('findInputProblem', () => {
     expect(findInputProblem({ a: nest(1_000_000) }, 64)?.code).toBe('nesting_too_deep');
   });
 
+  it('non-finite numbers are refused with their place; finite ones pass', () => {
+    expect(findInputProblem({ a: [1, Infinity] }, 64)).toEqual({ param: 'a[1]', code: 'invalid_number', message: "Invalid value for 'a[1]': the number is too large to be represented." });
+    expect(findInputProblem({ a: -Infinity }, 64)?.code).toBe('invalid_number');
+    expect(findInputProblem({ a: Number.MAX_VALUE, b: -0, c: 1e-400 }, 64)).toBeNull();
+  });
+
   it('a starting path prefixes the names (GraphQL variables)', () => {
     expect(findInputProblem({ name: '\u0000' }, 64, ['input'])?.param).toBe('input.name');
     expect(findInputProblem('\u0000', 64, ['s'])?.param).toBe('s');
