@@ -19,7 +19,8 @@ import { runExecutor } from '../src/modules/runs/executor.js';
  * 3. CPU per run: process CPU time (user + system) for RUNS runs, each created, executed and
  *    settled (drained), divided by RUNS; against the CPU of READS `GET /v1/assistants/{id}`.
  *
- * Environment: BENCH_RUNPATH_RUNS (200), BENCH_RUNPATH_READS (1000), BENCH_RUNPATH_CONCURRENCY (4).
+ * Environment: BENCH_RUNPATH_RUNS (200), BENCH_RUNPATH_READS (1000), BENCH_RUNPATH_CONCURRENCY (4);
+ * BENCH_RUNPATH_SQL=1 also prints the statements of the measured run (those of the request first).
  */
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -104,6 +105,9 @@ try {
   const counted = all.filter((sql) => !control.test(sql)).length;
   const transactions = all.filter((sql) => /^\s*begin/i.test(sql)).length;
   const requestCounted = all.slice(0, inRequest).filter((sql) => !control.test(sql)).length;
+  if (process.env.BENCH_RUNPATH_SQL === '1') {
+    all.forEach((sql, i) => console.log(`${i < inRequest ? 'request ' : 'executor'} ${sql.replace(/\s+/g, ' ').slice(0, 240)}`));
+  }
 
   const runs = await measure(RUNS, run);
   const reads = await measure(READS, read);

@@ -7,6 +7,7 @@ import {
   admissionCommitted,
   checkRunOutput,
   enforceAdmission,
+  recordAdmissionDecisions,
   refusalReason,
   runFinished,
 } from './enforcement.service.js';
@@ -28,6 +29,7 @@ export const enforcementModule: DomainModule = {
             if (ctx.request) markDataPlane(ctx.request);
           },
           refused: (ctx, _request, error) => ctx.runtime.metrics.refusals.inc({ reason: refusalReason(error) }),
+          recording: (tx, ctx, admission, runId, usageAtStart) => recordAdmissionDecisions(tx, ctx, admission, runId, usageAtStart),
           committed: (ctx, admission, runId) => admissionCommitted(ctx, admission, runId),
           abandoned: (ctx, admission) => admissionAbandoned(ctx, admission),
         }),

@@ -22,13 +22,12 @@ import { evaluateForRequest, guardrailDeniedError, type RequestEvaluation } from
 import { enforceRateLimit } from '../integrations/rate-limiter.js';
 import { workspaceAccessLimitSpec } from '../integrations/usage-limits.js';
 import { reserveForRequest } from '../policies/request-usage.js';
-import type { Admission, ModelWorkContext, ModelWorkRequest, OutputCheckInput, OutputVerdict, RunSummary } from '../runs/admission.js';
+import type { Admission, AdmissionUsage, ModelWorkContext, ModelWorkRequest, OutputCheckInput, OutputVerdict, RunSummary } from '../runs/admission.js';
 import { MessageSchema } from '../runs/message.entity.js';
 import { tokenUpperBounds } from '../runs/models/tokens.js';
 import { nextOrdinal } from '../runs/ordinal.js';
 import { RunStepSchema } from '../runs/run-step.entity.js';
 import { RunSchema, type RunUsage } from '../runs/run.entity.js';
-import { isTerminal } from '../runs/run-state.js';
 import { textOf } from '../runs/wire.js';
 import { fromUnits, measureUsage, usageEngine, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
 import { periodKey } from '../usage/usage-periods.js';
@@ -203,47 +202,49 @@ async function bucketSnapshot(runtime: Runtime, specs: LimitSpec[]): Promise<Lim
   return out;
 }
 
-/** The admitted request's writes committed: store its decisions, linked to the run. */
-export async function admissionCommitted(ctx: ModelWorkContext, admission: Admission, runId: string): Promise<void> {
+/**
+ * Stores the admission's decisions, linked to the run, in the transaction of the request's writes
+ * (one insert): the run cannot end before its record exists, and a record that cannot be written
+ * rolls the run back (the reservation is then given back as for any abandoned admission).
+ */
+export async function recordAdmissionDecisions(
+  tx: EntityManager,
+  ctx: ModelWorkContext,
+  admission: Admission,
+  runId: string,
+  usageAtStart: AdmissionUsage,
+): Promise<void> {
+  const pending = pendingAdmissions.get(admission);
+  if (!pending) return;
+  const now = ctx.runtime.clock.now();
+  await tx.insert(EnforcementRecordSchema, {
+    id: uuid(),
+    runId,
+    organisationId: admission.request.organisationId,
+    workspaceId: admission.request.workspaceId,
+    ordinal: nextOrdinal(),
+    stage: 'admission',
+    kind: admission.request.kind,
+    requestId: ctx.requestId ?? null,
+    admission: pending.decision,
+    guardrails: pending.guardrails,
+    reservation: pending.reservation,
+    prices: pending.prices,
+    usageAtStart: { prompt_tokens: usageAtStart.prompt_tokens, completion_tokens: usageAtStart.completion_tokens },
+    settlement: null,
+    // Nothing to settle without a reservation.
+    settledAt: pending.reservation ? null : now,
+    createdAt: now,
+  });
+}
+
+/** The admitted request's writes (its record among them) committed: the run may hold a reservation to settle. */
+export function admissionCommitted(ctx: ModelWorkContext, admission: Admission, runId: string): void {
   const pending = pendingAdmissions.get(admission);
   if (!pending) return;
   pendingAdmissions.delete(admission);
-  const { runtime } = ctx;
-  const em = runtime.fork();
-  const run = await em.findOne(RunSchema, { id: runId }, { fields: ['promptTokens', 'completionTokens', 'status'] });
-  try {
-    await em.insert(EnforcementRecordSchema, {
-      id: uuid(),
-      runId,
-      organisationId: admission.request.organisationId,
-      workspaceId: admission.request.workspaceId,
-      ordinal: nextOrdinal(),
-      stage: 'admission',
-      kind: admission.request.kind,
-      requestId: ctx.requestId ?? null,
-      admission: pending.decision,
-      guardrails: pending.guardrails,
-      reservation: pending.reservation,
-      prices: pending.prices,
-      usageAtStart: { prompt_tokens: run?.promptTokens ?? 0, completion_tokens: run?.completionTokens ?? 0 },
-      settlement: null,
-      // Nothing to settle without a reservation.
-      settledAt: pending.reservation ? null : runtime.clock.now(),
-      createdAt: runtime.clock.now(),
-    });
-    const held = holdsReservation(runtime);
-    held.set(runId, (held.get(runId) ?? false) || pending.reservation !== null);
-  } catch (error) {
-    // Without its record the reservation could never be settled: give it back now.
-    ctx.runtime.logger.error({ err: error, runId }, 'could not record the enforcement decisions of a run');
-    if (pending.reservation) await usageEngine(runtime).release(pending.reservation);
-    return;
-  }
-  // A run that ended between the commit and this insert (a cancel) is settled here.
-  const now = await runtime.fork().findOne(RunSchema, { id: runId });
-  if (now && isTerminal(now.status)) {
-    await settleRun(runtime, runId, { prompt_tokens: now.promptTokens, completion_tokens: now.completionTokens }, now.model);
-  }
+  const held = holdsReservation(ctx.runtime);
+  held.set(runId, (held.get(runId) ?? false) || pending.reservation !== null);
 }
 
 /** The admitted request will not run: give its reservation back. */

@@ -17,6 +17,7 @@
  * terminal commit, each isolated: one that throws is logged and does not affect the run or the
  * other listeners.
  */
+import type { EntityManager } from '@mikro-orm/core';
 import type { RequestContext, ServiceContext } from '../../context.js';
 import { BadRequestError } from '../../errors.js';
 import type { Runtime } from '../../runtime.js';
@@ -110,6 +111,11 @@ export type ModelCallListener = (runtime: Runtime, call: ModelCallDone) => void;
 export interface AdmissionListener {
   started?(ctx: ModelWorkContext, request: ModelWorkRequest): void;
   refused?(ctx: ModelWorkContext, request: ModelWorkRequest, error: unknown): Promise<void> | void;
+  /**
+   * Inside the transaction of the admitted request's writes, once the run row is written: what
+   * must commit with them (the enforcement record). A throw rolls the writes back (then `abandoned`).
+   */
+  recording?(tx: EntityManager, ctx: ModelWorkContext, admission: Admission, runId: string, usageAtStart: AdmissionUsage): Promise<void> | void;
   committed?(ctx: ModelWorkContext, admission: Admission, runId: string): Promise<void> | void;
   abandoned?(ctx: ModelWorkContext, admission: Admission, reason: unknown): Promise<void> | void;
 }
@@ -193,6 +199,17 @@ export async function admitModelWork(ctx: ModelWorkContext, request: ModelWorkRe
     throw error;
   }
   return admission;
+}
+
+/** The run's usage when an admission's writes commit (zero for a new run). */
+export interface AdmissionUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+/** Call inside the admitted request's transaction, after the run row: see `AdmissionListener.recording`. */
+export async function recordAdmission(tx: EntityManager, ctx: ModelWorkContext, admission: Admission, runId: string, usageAtStart: AdmissionUsage): Promise<void> {
+  for (const listener of [...runHooks(ctx.runtime).admissionListeners]) await listener.recording?.(tx, ctx, admission, runId, usageAtStart);
 }
 
 /** The admitted request's writes committed: `runId` will execute. Call before queueing the run. */

@@ -10,7 +10,7 @@ import { BadRequestError, NotFoundError } from '../../errors.js';
 import { unixSeconds } from '../../lib/clock.js';
 import { prefixedId } from '../../lib/ids.js';
 import type { Workspace } from '../tenancy/workspace.entity.js';
-import { abandonAdmission, admissionCommitted, admitModelWork, virtualKeyFromHeaders, type Admission, type ModelWorkContext, type ModelWorkKind } from './admission.js';
+import { abandonAdmission, admissionCommitted, admitModelWork, recordAdmission, virtualKeyFromHeaders, type Admission, type ModelWorkContext, type ModelWorkKind } from './admission.js';
 import { AssistantSchema, type Assistant } from './assistant.entity.js';
 import { endsRun, execute, readEvents, runEventsTopic, statusOfEvent, type EventDraft, type RunEventRecord } from './event-log.js';
 import { runExecutor } from './executor.js';
@@ -411,6 +411,7 @@ export async function createRun(ctx: ModelWorkContext, threadId: string, input: 
     for (const message of extra) insertMessage(rtx.tx, thread, message, now);
     const created = insertRun(rtx.tx, ctx, thread, assistant, options, provider, now, runId);
     await rtx.tx.flush();
+    await recordAdmission(rtx.tx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
     await rtx.events(runId, [{ event: 'thread.run.created', data: runObject(created) }, runEvent(created)]);
     return created;
   }), (r) => r.id))!;
@@ -440,6 +441,7 @@ export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThr
     const thread = insertThread(rtx.tx, workspace, newThread, now, runId);
     const created = insertRun(rtx.tx, ctx, thread, assistant, options, provider, now, runId);
     await rtx.tx.flush();
+    await recordAdmission(rtx.tx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
     await rtx.events(runId, [
       { event: 'thread.created', data: threadObject(thread) },
       { event: 'thread.run.created', data: runObject(created) },
@@ -535,6 +537,7 @@ export async function submitToolOutputs(
     if (isExpired({ status: 'requires_action', expires_at: run.expiresAt ? unixSeconds(run.expiresAt) : null }, unixSeconds(rtx.now()))) return null;
     const queued = await rtx.move(runId, 'requires_action', 'queued');
     if (!queued) return null;
+    await recordAdmission(rtx.tx, ctx, admission, runId, { prompt_tokens: queued.promptTokens, completion_tokens: queued.completionTokens });
     const step = await rtx.tx.findOne(RunStepSchema, { runId, type: 'tool_calls', status: 'in_progress' }, { orderBy: { ordinal: 'desc' } });
     const drafts: EventDraft[] = [];
     if (step && step.stepDetails.type === 'tool_calls') {
