@@ -123,6 +123,7 @@ async function handle(
     return sseResponse(toEvents(subscription, row.stream.event), {
       keepAliveMs: runtime.config.SSE_KEEPALIVE_MS,
       signal: runtime.shutdown,
+      client: request.signal,
       bareDone: row.stream.bareDone,
       describeError: (error) => {
         const masked = maskError(error, requestId, context.log);

@@ -7,10 +7,14 @@ import {
   eventsQuery,
   listMessagesQuery,
   listQuery,
+  modifyAssistantBody,
+  modifyMetadataBody,
+  modifyThreadBody,
   submitToolOutputsBody,
 } from '../bodies/runs.js';
 import { graphqlInput, runsContract as contract } from '../../schema/contracts.js';
-import type { RestInput, RestRefusal, RouteRow, SseEvent } from '../route.js';
+import type { RestInput, RestRefusal, RouteRow } from '../route.js';
+import { sharedEvents } from '../sse.js';
 
 /*
  * Runs on threads (docs/contract.md#runs), OpenAI Assistants v2 compatible. Every row needs the beta header;
@@ -49,11 +53,14 @@ const eventsPrecheck: RouteRow['precheck'] = ({ headers }) => {
   return null;
 };
 
-const toSse = (payload: { sequence: number; event: string; data: unknown }): SseEvent => ({
-  event: payload.event,
-  id: payload.sequence,
-  data: JSON.stringify(payload.data),
-});
+type RunEventPayload = { sequence: number; event: string; data: unknown };
+
+/** One run event as SSE, serialised once however many streams follow the run. */
+const toSse = sharedEvents<RunEventPayload>(
+  (payload) => payload.data,
+  (payload) => ({ event: payload.event, id: payload.sequence, data: JSON.stringify(payload.data) }),
+  (event, payload) => event.id === payload.sequence && event.event === payload.event,
+);
 
 /** A run as a mutation returns it, minus the `stream_after` bookkeeping field. */
 function runOf(run: Record<string, unknown>): Record<string, unknown> {
@@ -86,6 +93,15 @@ export const runsRoutes: RouteRow[] = [
   { method: 'GET', path: '/v1/assistants/:id', operation: 'RestGetAssistant', precheck: beta, variables: ({ params }) => ({ id: params.id }) },
   {
     method: 'POST',
+    path: '/v1/assistants/:id',
+    operation: 'RestModifyAssistant',
+    precheck: beta,
+    body: modifyAssistantBody,
+    variables: ({ params, body }) => ({ id: params.id, input: graphqlInput(contract.modifyAssistantContract, body) }),
+  },
+  { method: 'DELETE', path: '/v1/assistants/:id', operation: 'RestDeleteAssistant', precheck: beta, variables: ({ params }) => ({ id: params.id }) },
+  {
+    method: 'POST',
     path: '/v1/threads',
     operation: 'RestCreateThread',
     precheck: beta,
@@ -106,6 +122,15 @@ export const runsRoutes: RouteRow[] = [
   { method: 'GET', path: '/v1/threads/:thread_id', operation: 'RestGetThread', precheck: beta, variables: ({ params }) => ({ id: params.thread_id }) },
   {
     method: 'POST',
+    path: '/v1/threads/:thread_id',
+    operation: 'RestModifyThread',
+    precheck: beta,
+    body: modifyThreadBody,
+    variables: ({ params, body }) => ({ id: params.thread_id, input: graphqlInput(contract.modifyThreadContract, body) }),
+  },
+  { method: 'DELETE', path: '/v1/threads/:thread_id', operation: 'RestDeleteThread', precheck: beta, variables: ({ params }) => ({ id: params.thread_id }) },
+  {
+    method: 'POST',
     path: '/v1/threads/:thread_id/messages',
     operation: 'RestCreateMessage',
     precheck: beta,
@@ -124,6 +149,21 @@ export const runsRoutes: RouteRow[] = [
     method: 'GET',
     path: '/v1/threads/:thread_id/messages/:message_id',
     operation: 'RestGetMessage',
+    precheck: beta,
+    variables: ({ params }) => ({ threadId: params.thread_id, id: params.message_id }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/threads/:thread_id/messages/:message_id',
+    operation: 'RestModifyMessage',
+    precheck: beta,
+    body: modifyMetadataBody,
+    variables: ({ params, body }) => ({ threadId: params.thread_id, id: params.message_id, input: graphqlInput(contract.modifyMetadataContract, body) }),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/threads/:thread_id/messages/:message_id',
+    operation: 'RestDeleteMessage',
     precheck: beta,
     variables: ({ params }) => ({ threadId: params.thread_id, id: params.message_id }),
   },
@@ -155,6 +195,14 @@ export const runsRoutes: RouteRow[] = [
   },
   {
     method: 'POST',
+    path: '/v1/threads/:thread_id/runs/:run_id',
+    operation: 'RestModifyRun',
+    precheck: beta,
+    body: modifyMetadataBody,
+    variables: ({ params, body }) => ({ threadId: params.thread_id, runId: params.run_id, input: graphqlInput(contract.modifyMetadataContract, body) }),
+  },
+  {
+    method: 'POST',
     path: '/v1/threads/:thread_id/runs/:run_id/cancel',
     operation: 'RestCancelRun',
     precheck: beta,
@@ -168,6 +216,13 @@ export const runsRoutes: RouteRow[] = [
     query: listQuery,
     variables: (input) => ({ threadId: input.params.thread_id, runId: input.params.run_id, ...page(input) }),
     result: (data) => data.run.steps,
+  },
+  {
+    method: 'GET',
+    path: '/v1/threads/:thread_id/runs/:run_id/steps/:step_id',
+    operation: 'RestGetRunStep',
+    precheck: beta,
+    variables: ({ params }) => ({ threadId: params.thread_id, runId: params.run_id, id: params.step_id }),
   },
   {
     method: 'POST',

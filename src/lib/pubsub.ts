@@ -1,38 +1,68 @@
+import { onAbort } from './on-abort.js';
+
+/** How many undelivered payloads a subscription may hold before its consumer counts as stalled. */
+export const DEFAULT_QUEUE_LIMIT = 1024;
+
+export interface SubscribeOptions {
+  /** At most this many payloads wait for a slow consumer (default DEFAULT_QUEUE_LIMIT). */
+  limit?: number;
+  /**
+   * What a full queue does with the next payload. `end` (default): the subscription ends after
+   * what it holds, so the client sees its stream close and can resubscribe. `discard`: the
+   * backlog is dropped and delivery goes on with the newest payload — for topics whose payloads
+   * carry a sequence the consumer can fill a gap from (a run's event log).
+   */
+  overflow?: 'end' | 'discard';
+}
+
 /**
  * In-process publish/subscribe for live GraphQL subscriptions and SSE streams. Payloads are plain
- * snapshots (never managed entities). A subscription ends when its consumer stops iterating or
- * when the given signal aborts (shutdown), so open streams close cleanly.
+ * snapshots (never managed entities), delivered by reference: every subscriber of a topic sees
+ * the same object, so what is derived from it (an SSE frame) can be computed once per payload.
+ * Each subscription's queue is bounded, so a consumer that stops reading cannot grow the heap.
+ * A subscription ends when its consumer stops iterating or when the given signal aborts
+ * (shutdown), so open streams close cleanly; all subscriptions share one listener on the signal.
  */
 export class PubSub {
   private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
 
   publish(topic: string, payload: unknown): void {
-    for (const listener of this.listeners.get(topic) ?? []) listener(payload);
+    const set = this.listeners.get(topic);
+    if (set) for (const listener of set) listener(payload);
   }
 
   listenerCount(topic: string): number {
     return this.listeners.get(topic)?.size ?? 0;
   }
 
-  subscribe<T>(topic: string, signal?: AbortSignal): AsyncIterableIterator<T> {
-    const queue: T[] = [];
+  subscribe<T>(topic: string, signal?: AbortSignal, options: SubscribeOptions = {}): AsyncIterableIterator<T> {
+    const limit = options.limit ?? DEFAULT_QUEUE_LIMIT;
+    const discard = options.overflow === 'discard';
+    let queue: T[] = [];
     let wake: (() => void) | null = null;
     let done = false;
+    let unlisten = () => {};
     const listener = (payload: unknown) => {
+      if (queue.length >= limit) {
+        if (!discard) return finish();
+        queue = [];
+      }
       queue.push(payload as T);
       wake?.();
     };
     const finish = () => {
       if (done) return;
       done = true;
-      this.listeners.get(topic)?.delete(listener);
-      if (this.listeners.get(topic)?.size === 0) this.listeners.delete(topic);
+      const set = this.listeners.get(topic);
+      set?.delete(listener);
+      if (set?.size === 0) this.listeners.delete(topic);
+      unlisten();
       wake?.();
     };
     if (!this.listeners.has(topic)) this.listeners.set(topic, new Set());
     this.listeners.get(topic)!.add(listener);
     if (signal?.aborted) finish();
-    signal?.addEventListener('abort', finish, { once: true });
+    else if (signal) unlisten = onAbort(signal, finish);
 
     const iterator: AsyncIterableIterator<T> = {
       async next(): Promise<IteratorResult<T>> {
@@ -45,7 +75,7 @@ export class PubSub {
       },
       async return(): Promise<IteratorResult<T>> {
         finish();
-        signal?.removeEventListener('abort', finish);
+        queue = [];
         return { value: undefined, done: true };
       },
       [Symbol.asyncIterator]() {

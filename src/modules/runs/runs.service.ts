@@ -30,6 +30,9 @@ import {
   type CreateRunInput,
   type CreateThreadAndRunInput,
   type CreateThreadInput,
+  type ModifyAssistantInput,
+  type ModifyMetadataInput,
+  type ModifyThreadInput,
   type RunOptions,
   type SubmitToolOutputsInput,
 } from './runs.contract.js';
@@ -50,6 +53,13 @@ import {
 
 /** A run as a mutation returns it: `stream_after` is the last event before the mutation's own. */
 export type RunView = RunObject & { stream_after?: number };
+
+/** What a delete answers (OpenAI's `assistant.deleted`, `thread.deleted`, `thread.message.deleted`). */
+export interface DeletedObject {
+  id: string;
+  object: 'assistant.deleted' | 'thread.deleted' | 'thread.message.deleted';
+  deleted: true;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Visibility
@@ -133,6 +143,31 @@ export async function createAssistant(ctx: ServiceContext, input: CreateAssistan
 
 export async function getAssistant(ctx: ServiceContext, id: string): Promise<AssistantObject> {
   return assistantObject(await loadAssistant(ctx, id));
+}
+
+/** Keys left out keep their value; `null` resets to what create stores for an absent key. */
+export async function modifyAssistant(ctx: ServiceContext, id: string, input: ModifyAssistantInput): Promise<AssistantObject> {
+  const assistant = await loadAssistant(ctx, id);
+  if (input.model !== undefined) assistant.model = input.model;
+  if (input.name !== undefined) assistant.name = input.name;
+  if (input.description !== undefined) assistant.description = input.description;
+  if (input.instructions !== undefined) assistant.instructions = input.instructions;
+  if (input.tools !== undefined) assistant.tools = input.tools ?? [];
+  if (input.tool_resources !== undefined) assistant.toolResources = input.tool_resources ?? {};
+  if (input.metadata !== undefined) assistant.metadata = input.metadata ?? {};
+  if (input.temperature !== undefined) assistant.temperature = input.temperature;
+  if (input.top_p !== undefined) assistant.topP = input.top_p;
+  if (input.response_format !== undefined) assistant.responseFormat = input.response_format ?? 'auto';
+  await ctx.em.flush();
+  return assistantObject(assistant);
+}
+
+/** Runs copy what they use from their assistant when created, so existing runs are unaffected. */
+export async function deleteAssistant(ctx: ServiceContext, id: string): Promise<DeletedObject> {
+  const assistant = await loadAssistant(ctx, id);
+  await ctx.em.nativeDelete(AssistantSchema, { id: assistant.id });
+  ctx.em.getUnitOfWork().unsetIdentity(assistant);
+  return { id: assistant.id, object: 'assistant.deleted', deleted: true };
 }
 
 export async function listAssistants(ctx: ServiceContext, page: PageArgs): Promise<ListObject<AssistantObject>> {
@@ -220,21 +255,88 @@ async function activeRunOf(em: EntityManager, thread: Thread): Promise<Run | nul
   return run && !isTerminal(run.status) ? run : null;
 }
 
+/** The refusal of a change a running thread cannot take (its run reads the messages). */
+function busyThread(what: string, thread: Thread, run: Run): BadRequestError {
+  return new BadRequestError(`Can't ${what} ${thread.id} while a run ${run.id} is active.`);
+}
+
+export async function modifyThread(ctx: ServiceContext, id: string, input: ModifyThreadInput): Promise<ThreadObject> {
+  const thread = await loadThread(ctx, id);
+  if (input.metadata !== undefined) thread.metadata = input.metadata ?? {};
+  if (input.tool_resources !== undefined) thread.toolResources = input.tool_resources ?? {};
+  await ctx.em.flush();
+  return threadObject(thread);
+}
+
+/**
+ * Deletes the thread with everything only it holds: messages, runs, steps and run events. The
+ * request log, enforcement records and guardrail evaluations keep their rows (the audit trail
+ * outlives the thread). A thread with an active run is refused; the decisive check is the
+ * conditional delete itself, so a run claimed meanwhile makes it refuse rather than orphan the run.
+ */
+export async function deleteThread(ctx: ServiceContext, id: string): Promise<DeletedObject> {
+  const thread = await loadThread(ctx, id);
+  const active = await activeRunOf(ctx.em, thread);
+  if (active) throw busyThread('delete', thread, active);
+  const pointer = thread.activeRunId ?? null;
+  await ctx.em.transactional(async (tx) => {
+    const sql = pointer === null ? 'delete from threads where id = ? and active_run_id is null' : 'delete from threads where id = ? and active_run_id = ?';
+    if ((await execute(tx, sql, pointer === null ? [thread.id] : [thread.id, pointer])) !== 1) {
+      const now = await tx.findOne(ThreadSchema, { id: thread.id }, { refresh: true });
+      const run = now && (await activeRunOf(tx, now));
+      if (run) throw busyThread('delete', thread, run);
+      throw notFound('thread', id);
+    }
+    const runIds = (await tx.find(RunSchema, { threadId: thread.id }, { fields: ['id'] })).map((run) => run.id);
+    if (runIds.length > 0) await tx.nativeDelete(RunEventSchema, { runId: { $in: runIds } });
+    await tx.nativeDelete(RunStepSchema, { threadId: thread.id });
+    await tx.nativeDelete(RunSchema, { threadId: thread.id });
+    await tx.nativeDelete(MessageSchema, { threadId: thread.id });
+  });
+  ctx.em.getUnitOfWork().unsetIdentity(thread);
+  return { id: thread.id, object: 'thread.deleted', deleted: true };
+}
+
 export async function createMessage(ctx: ServiceContext, threadId: string, input: CreateMessageInput): Promise<MessageObject> {
   const thread = await loadThread(ctx, threadId);
   const fields = messageFields(input);
   const active = await activeRunOf(ctx.em, thread);
-  if (active) throw new BadRequestError(`Can't add messages to ${thread.id} while a run ${active.id} is active.`);
+  if (active) throw busyThread('add messages to', thread, active);
   const message = insertMessage(ctx.em, thread, fields, ctx.runtime.clock.now());
   await ctx.em.flush();
   return messageObject(message);
 }
 
-export async function getMessage(ctx: ServiceContext, threadId: string, messageId: string): Promise<MessageObject> {
-  await loadThread(ctx, threadId);
+async function loadMessage(ctx: ServiceContext, threadId: string, messageId: string): Promise<{ thread: Thread; message: Message }> {
+  const thread = await loadThread(ctx, threadId);
   const message = await ctx.em.findOne(MessageSchema, { id: messageId, threadId });
   if (!message) throw notFound('message', messageId);
+  return { thread, message };
+}
+
+export async function getMessage(ctx: ServiceContext, threadId: string, messageId: string): Promise<MessageObject> {
+  return messageObject((await loadMessage(ctx, threadId, messageId)).message);
+}
+
+/** Metadata only, so it is allowed while a run is active (the run never reads it). */
+export async function modifyMessage(ctx: ServiceContext, threadId: string, messageId: string, input: ModifyMetadataInput): Promise<MessageObject> {
+  const { message } = await loadMessage(ctx, threadId, messageId);
+  if (input.metadata !== undefined) message.metadata = input.metadata ?? {};
+  await ctx.em.flush();
   return messageObject(message);
+}
+
+/**
+ * Refused while a run is active on the thread (the run reads the messages and may be writing
+ * one). Steps that wrote the message keep naming its id, as OpenAI's do.
+ */
+export async function deleteMessage(ctx: ServiceContext, threadId: string, messageId: string): Promise<DeletedObject> {
+  const { thread, message } = await loadMessage(ctx, threadId, messageId);
+  const active = await activeRunOf(ctx.em, thread);
+  if (active) throw busyThread('delete messages of', thread, active);
+  await ctx.em.nativeDelete(MessageSchema, { id: message.id });
+  ctx.em.getUnitOfWork().unsetIdentity(message);
+  return { id: message.id, object: 'thread.message.deleted', deleted: true };
 }
 
 export async function listMessages(ctx: ServiceContext, threadId: string, page: PageArgs & { runId?: string | null }): Promise<ListObject<MessageObject>> {
@@ -281,7 +383,8 @@ function activeRunError(threadId: string, runId: string): BadRequestError {
  */
 async function claimThread(rtx: RunTx, threadId: string, runId: string): Promise<void> {
   if ((await execute(rtx.tx, 'update threads set active_run_id = ? where id = ? and active_run_id is null', [runId, threadId])) === 1) return;
-  const thread = await rtx.tx.findOneOrFail(ThreadSchema, { id: threadId }, { refresh: true });
+  const thread = await rtx.tx.findOne(ThreadSchema, { id: threadId }, { refresh: true });
+  if (!thread) throw notFound('thread', threadId); // deleted since it was loaded
   const current = thread.activeRunId!;
   const run = await rtx.tx.findOne(RunSchema, { id: current });
   if (run && !isTerminal(run.status)) throw activeRunError(threadId, current);
@@ -457,6 +560,21 @@ export async function getRun(ctx: ServiceContext, threadId: string, runId: strin
   return runObject(await loadRun(ctx, threadId, runId));
 }
 
+/** Metadata only; any status (OpenAI allows it on finished runs too). */
+export async function modifyRun(ctx: ServiceContext, threadId: string, runId: string, input: ModifyMetadataInput): Promise<RunObject> {
+  const run = await loadRun(ctx, threadId, runId);
+  if (input.metadata === undefined) return runObject(run);
+  await ctx.em.nativeUpdate(RunSchema, { id: run.id }, { metadata: input.metadata ?? {} });
+  return runObject(await ctx.em.findOneOrFail(RunSchema, { id: run.id }, { refresh: true }));
+}
+
+export async function getRunStep(ctx: ServiceContext, threadId: string, runId: string, stepId: string): Promise<RunStepObject> {
+  await loadRun(ctx, threadId, runId);
+  const step = await ctx.em.findOne(RunStepSchema, { id: stepId, runId });
+  if (!step) throw notFound('run step', stepId);
+  return runStepObject(step);
+}
+
 export async function listRuns(ctx: ServiceContext, threadId: string, page: PageArgs): Promise<ListObject<RunObject>> {
   await loadThread(ctx, threadId);
   const list = await pageOf(ctx.em, RunSchema, { threadId }, page, (run) => run);
@@ -570,6 +688,11 @@ export async function listRunEvents(ctx: ServiceContext, threadId: string, runId
   return readEvents(ctx.em, runId, Math.max(0, after), limit ?? undefined);
 }
 
+/** Live events a follower may have waiting before its backlog is dropped (and read back from the log). */
+const LIVE_BACKLOG = 256;
+/** Events read from the log per statement when a follower catches up. */
+const CATCH_UP_PAGE = 100;
+
 export interface FollowOptions {
   threadId: string;
   runId: string;
@@ -588,7 +711,8 @@ export interface FollowOptions {
 export async function followRunEvents(ctx: ServiceContext, options: FollowOptions): Promise<AsyncIterable<RunEventRecord>> {
   await loadRun(ctx, options.threadId, options.runId);
   const { runtime } = ctx;
-  const live = runtime.pubsub.subscribe<RunEventRecord>(runEventsTopic(options.runId), runtime.shutdown);
+  // Bounded: a follower slower than the run loses its backlog and catches up from the log.
+  const live = runtime.pubsub.subscribe<RunEventRecord>(runEventsTopic(options.runId), runtime.shutdown, { limit: LIVE_BACKLOG, overflow: 'discard' });
   return follow(runtime.fork.bind(runtime), live, options);
 }
 
@@ -608,15 +732,21 @@ async function* follow(fork: () => EntityManager, live: AsyncIterableIterator<Ru
     for (;;) {
       const next = await live.next();
       if (next.done) return;
-      if (next.value.sequence <= last) continue;
-      // Publication order can differ from commit order across writers: fill any gap from the log.
-      const batch = next.value.sequence === last + 1 ? [next.value] : await readEvents(fork(), runId, last);
-      for (const record of batch) {
-        if (record.sequence <= last) continue;
-        last = record.sequence;
-        yield record;
-        if (endsRun(record.event) || pausesAt(record)) return;
+      // Publication order can differ from commit order across writers, and a follower that fell
+      // behind lost its queued backlog: fill any gap from the log, a page at a time.
+      while (next.value.sequence > last + 1) {
+        const page = await readEvents(fork(), runId, last, CATCH_UP_PAGE);
+        if (page.length === 0) break;
+        for (const record of page) {
+          last = record.sequence;
+          yield record;
+          if (endsRun(record.event) || pausesAt(record)) return;
+        }
       }
+      if (next.value.sequence !== last + 1) continue;
+      last = next.value.sequence;
+      yield next.value;
+      if (endsRun(next.value.event) || pausesAt(next.value)) return;
     }
   } finally {
     await live.return?.();
