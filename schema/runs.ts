@@ -3,7 +3,7 @@ import type { TextContent } from '../src/modules/runs/message.entity.js';
 import type { RequiredToolCall, RunUsage } from '../src/modules/runs/run.entity.js';
 import { RUN_STATUSES, isTerminal } from '../src/modules/runs/run-state.js';
 import * as runs from '../src/modules/runs/runs.service.js';
-import type { RunView } from '../src/modules/runs/runs.service.js';
+import type { DeletedObject, RunView } from '../src/modules/runs/runs.service.js';
 import * as contract from '../src/modules/runs/runs.contract.js';
 import type { TruncationStrategy } from '../src/modules/runs/runs.contract.js';
 import type {
@@ -291,6 +291,15 @@ export const ThreadRef = builder.objectRef<ThreadObject>('Thread').implement({
   }),
 });
 
+const DeletedRef = builder.objectRef<DeletedObject>('DeletedObject').implement({
+  description: 'What a delete answers.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Id of the deleted object.' }),
+    object: t.exposeString('object', { description: '`assistant.deleted`, `thread.deleted` or `thread.message.deleted`.' }),
+    deleted: t.exposeBoolean('deleted', { description: 'Always true.' }),
+  }),
+});
+
 const AssistantListRef = listRef<AssistantObject>('AssistantList', AssistantRef, 'assistants');
 const ThreadListRef = listRef<ThreadObject>('ThreadList', ThreadRef, 'threads');
 
@@ -348,6 +357,16 @@ builder.queryFields((t) => ({
       return run;
     },
   }),
+  runStep: t.field({
+    type: RunStepRef,
+    description: 'One step of a run.',
+    args: {
+      threadId: t.arg.string({ required: true, description: 'Thread id.' }),
+      runId: t.arg.string({ required: true, description: 'Run id.' }),
+      id: t.arg.string({ required: true, description: 'Step id.' }),
+    },
+    resolve: (_root, args, ctx) => runs.getRunStep(ctx, args.threadId, args.runId, args.id),
+  }),
 }));
 
 const CreateAssistantInput = contractInputType(
@@ -366,6 +385,14 @@ const SubmitToolOutputsInput = contractInputType(
   { tool_outputs: ['ToolOutputInput', 'The output of one tool call.'] },
 );
 
+const ModifyAssistantInput = contractInputType(
+  'ModifyAssistantInput',
+  'Changes to an assistant: a field left out keeps its value, null resets it.',
+  contract.modifyAssistantContract,
+);
+const ModifyThreadInput = contractInputType('ModifyThreadInput', 'Changes to a thread: a field left out keeps its value.', contract.modifyThreadContract);
+const ModifyMetadataInput = contractInputType('ModifyMetadataInput', 'New metadata of a message or a run.', contract.modifyMetadataContract);
+
 const virtualKeyArgs = builder.args((t) => ({
   virtualKey: t.string({ description: 'The provider slug to run on; default: the request’s x-gateway-virtual-key (or x-portkey-virtual-key) header.' }),
 }));
@@ -376,6 +403,65 @@ builder.mutationFields((t) => ({
     description: 'Creates an assistant in the caller’s workspace.',
     args: { input: t.arg({ type: CreateAssistantInput, required: true, description: 'The assistant.' }) },
     resolve: (_root, { input }, ctx) => runs.createAssistant(ctx, parseInput(contract.createAssistantContract, input)),
+  }),
+  modifyAssistant: t.field({
+    type: AssistantRef,
+    description: 'Changes an assistant; runs already created keep what they copied from it.',
+    args: {
+      id: t.arg.string({ required: true, description: 'Assistant id.' }),
+      input: t.arg({ type: ModifyAssistantInput, required: true, description: 'The changes.' }),
+    },
+    resolve: (_root, { id, input }, ctx) => runs.modifyAssistant(ctx, id, parseInput(contract.modifyAssistantContract, input)),
+  }),
+  deleteAssistant: t.field({
+    type: DeletedRef,
+    description: 'Deletes an assistant; its runs stay.',
+    args: { id: t.arg.string({ required: true, description: 'Assistant id.' }) },
+    resolve: (_root, { id }, ctx) => runs.deleteAssistant(ctx, id),
+  }),
+  modifyThread: t.field({
+    type: ThreadRef,
+    description: 'Changes a thread’s metadata or tool resources.',
+    args: {
+      id: t.arg.string({ required: true, description: 'Thread id.' }),
+      input: t.arg({ type: ModifyThreadInput, required: true, description: 'The changes.' }),
+    },
+    resolve: (_root, { id, input }, ctx) => runs.modifyThread(ctx, id, parseInput(contract.modifyThreadContract, input)),
+  }),
+  deleteThread: t.field({
+    type: DeletedRef,
+    description: 'Deletes a thread with its messages, runs, steps and run events (not while a run is active on it).',
+    args: { id: t.arg.string({ required: true, description: 'Thread id.' }) },
+    resolve: (_root, { id }, ctx) => runs.deleteThread(ctx, id),
+  }),
+  modifyMessage: t.field({
+    type: MessageRef,
+    description: 'Changes a message’s metadata.',
+    args: {
+      threadId: t.arg.string({ required: true, description: 'Thread id.' }),
+      id: t.arg.string({ required: true, description: 'Message id.' }),
+      input: t.arg({ type: ModifyMetadataInput, required: true, description: 'The changes.' }),
+    },
+    resolve: (_root, { threadId, id, input }, ctx) => runs.modifyMessage(ctx, threadId, id, parseInput(contract.modifyMetadataContract, input)),
+  }),
+  deleteMessage: t.field({
+    type: DeletedRef,
+    description: 'Deletes a message (not while a run is active on its thread).',
+    args: {
+      threadId: t.arg.string({ required: true, description: 'Thread id.' }),
+      id: t.arg.string({ required: true, description: 'Message id.' }),
+    },
+    resolve: (_root, { threadId, id }, ctx) => runs.deleteMessage(ctx, threadId, id),
+  }),
+  modifyRun: t.field({
+    type: RunRef,
+    description: 'Changes a run’s metadata (in any status).',
+    args: {
+      threadId: t.arg.string({ required: true, description: 'Thread id.' }),
+      runId: t.arg.string({ required: true, description: 'Run id.' }),
+      input: t.arg({ type: ModifyMetadataInput, required: true, description: 'The changes.' }),
+    },
+    resolve: (_root, { threadId, runId, input }, ctx) => runs.modifyRun(ctx, threadId, runId, parseInput(contract.modifyMetadataContract, input)),
   }),
   createThread: t.field({
     type: ThreadRef,

@@ -9,6 +9,9 @@ import { queryInteger, runsContract as contract } from '../../schema/contracts.j
 const stream = { stream: z.boolean().nullish() };
 
 export const createAssistantBody = contract.createAssistantContract;
+export const modifyAssistantBody = contract.modifyAssistantContract;
+export const modifyThreadBody = contract.modifyThreadContract;
+export const modifyMetadataBody = contract.modifyMetadataContract;
 export const createThreadBody = contract.createThreadContract;
 export const createMessageBody = contract.createMessageContract;
 export const createRunBody = contract.createRunContract.extend(stream);

@@ -126,6 +126,22 @@ export const createAssistantContract = z.object({
   response_format: responseFormat.nullish().describe('`auto`, `{type: "text"}`, `{type: "json_object"}` or `{type: "json_schema", json_schema}`.'),
 });
 
+/**
+ * Modifications: a key left out keeps its value, `null` resets it (to null, `[]`, `{}` or `auto`,
+ * as on create). The model can be changed but not cleared.
+ */
+export const modifyAssistantContract = createAssistantContract.partial();
+
+export const modifyThreadContract = z.object({
+  metadata: metadata.nullish().describe('Up to 16 string pairs; replaces the stored ones.'),
+  tool_resources: jsonObject.nullish().describe('Tool resources; replaces the stored ones.'),
+});
+
+/** Messages and runs: only their metadata can change. */
+export const modifyMetadataContract = z.object({
+  metadata: metadata.nullish().describe('Up to 16 string pairs; replaces the stored ones.'),
+});
+
 /** What a run request may set; what it omits (null) comes from the assistant. */
 const runOptions = {
   assistant_id: z.string().describe('The assistant (required).'),
@@ -172,6 +188,9 @@ export type CreateMessageInput = z.output<typeof createMessageContract>;
 export type CreateRunInput = z.output<typeof createRunContract>;
 export type CreateThreadAndRunInput = z.output<typeof createThreadAndRunContract>;
 export type SubmitToolOutputsInput = z.output<typeof submitToolOutputsContract>;
+export type ModifyAssistantInput = z.output<typeof modifyAssistantContract>;
+export type ModifyThreadInput = z.output<typeof modifyThreadContract>;
+export type ModifyMetadataInput = z.output<typeof modifyMetadataContract>;
 type RunOptionsInput = CreateRunInput | CreateThreadAndRunInput;
 
 export interface AssistantDefaults {
