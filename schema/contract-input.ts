@@ -36,7 +36,7 @@ function listedObject(schema: ZodTypeAny): AnyZodObject | null {
 
 function scalarOf(schema: ZodTypeAny): 'String' | 'Int' | 'Float' | 'Boolean' | 'JSON' {
   const inner = core(schema);
-  if (inner instanceof z.ZodString) return 'String';
+  if (inner instanceof z.ZodString || inner instanceof z.ZodEnum) return 'String';
   if (inner instanceof z.ZodBoolean) return 'Boolean';
   if (inner instanceof z.ZodNumber) return inner._def.checks.some((check) => check.kind === 'int') ? 'Int' : 'Float';
   return 'JSON';

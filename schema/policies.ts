@@ -4,7 +4,9 @@ import * as policies from '../src/modules/policies/policies.service.js';
 import type { BucketUsage, UsageAlertEvent } from '../src/modules/usage/usage-engine.js';
 import { usageAlertsTopic } from '../src/modules/usage/usage-engine.js';
 import type { Condition, GroupByKey } from '../src/modules/usage/conditions.js';
+import * as contract from '../src/modules/policies/policies.contract.js';
 import { builder } from './builder.js';
+import { contractInputType, parseInput } from './contract-input.js';
 
 export const UsageLimitsPolicyTypeEnum = builder.enumType('UsageLimitsPolicyType', {
   description: 'What a usage limit counts.',
@@ -159,52 +161,23 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const ConditionInput = builder.inputType('UsageLimitsPolicyConditionInput', {
-  description: 'A condition: key and value (`*` for any).',
-  fields: (t) => ({
-    key: t.string({ required: true, description: '`workspace_id`, `api_key`, `virtual_key`, `model` or `metadata.<name>`.' }),
-    value: t.string({ required: true, description: 'The value to match exactly, or `*`.' }),
-  }),
+const CreateUsageLimitsPolicyInput = contractInputType('CreateUsageLimitsPolicyInput', 'A new usage-limits policy.', contract.createPolicyContract, {
+  conditions: ['UsageLimitsPolicyConditionInput', 'A condition: key and value (`*` for any).'],
+  group_by: ['UsageLimitsPolicyGroupByInput', 'A key whose request value picks the bucket.'],
 });
 
-const GroupByInput = builder.inputType('UsageLimitsPolicyGroupByInput', {
-  description: 'A key whose request value picks the bucket.',
-  fields: (t) => ({
-    key: t.string({ required: true, description: '`workspace_id`, `api_key`, `virtual_key`, `model` or `metadata.<name>`.' }),
-  }),
-});
-
-const CreateUsageLimitsPolicyInput = builder.inputType('CreateUsageLimitsPolicyInput', {
-  description: 'A new usage-limits policy.',
-  fields: (t) => ({
-    name: t.string({ description: `Display name (default: "${policies.DEFAULT_POLICY_NAME}").` }),
-    type: t.field({ type: UsageLimitsPolicyTypeEnum, required: true, description: 'What is counted.' }),
-    conditions: t.field({ type: [ConditionInput], required: true, description: 'At least one; all must match.' }),
-    groupBy: t.field({ type: [GroupByInput], required: true, description: 'At least one key.' }),
-    creditLimit: t.float({ required: true, description: 'The budget per value key and period (≥ 0).' }),
-    alertThreshold: t.float({ description: 'Alert at this usage (≥ 0, below creditLimit).' }),
-    periodicReset: t.field({ type: UsageLimitsPeriodicResetEnum, description: 'When usage resets; omitted or null: never.' }),
-    workspaceId: t.string({ description: 'Workspace (UUID or slug); default: the caller’s.' }),
-  }),
-});
-
-const UpdateUsageLimitsPolicyInput = builder.inputType('UpdateUsageLimitsPolicyInput', {
-  description: 'Changes to a policy; omitted fields keep their values.',
-  fields: (t) => ({
-    name: t.string({ description: 'Display name.' }),
-    creditLimit: t.float({ description: 'The budget per value key and period (≥ 0).' }),
-    alertThreshold: t.float({ description: 'Alert at this usage (below creditLimit); null removes it.' }),
-    periodicReset: t.field({ type: UsageLimitsPeriodicResetEnum, description: 'When usage resets; null: never.' }),
-    resetUsageForValue: t.string({ description: "Zero this value key's usage for the current period and clear its alert flags." }),
-  }),
-});
+const UpdateUsageLimitsPolicyInput = contractInputType(
+  'UpdateUsageLimitsPolicyInput',
+  'Changes to a policy; omitted fields keep their values.',
+  contract.updatePolicyContract,
+);
 
 builder.mutationFields((t) => ({
   createUsageLimitsPolicy: t.field({
     type: UsageLimitsPolicyRef,
     description: 'Creates a usage-limits policy.',
     args: { input: t.arg({ type: CreateUsageLimitsPolicyInput, required: true, description: 'The policy.' }) },
-    resolve: (_root, { input }, ctx) => policies.createPolicy(ctx, input),
+    resolve: (_root, { input }, ctx) => policies.createPolicy(ctx, parseInput(contract.createPolicyContract, input)),
   }),
   updateUsageLimitsPolicy: t.field({
     type: UsageLimitsPolicyRef,
@@ -213,7 +186,7 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'The policy id.' }),
       input: t.arg({ type: UpdateUsageLimitsPolicyInput, required: true, description: 'The changes.' }),
     },
-    resolve: (_root, { id, input }, ctx) => policies.updatePolicy(ctx, String(id), input),
+    resolve: (_root, { id, input }, ctx) => policies.updatePolicy(ctx, String(id), parseInput(contract.updatePolicyContract, input)),
   }),
   archiveUsageLimitsPolicy: t.field({
     type: UsageLimitsPolicyRef,

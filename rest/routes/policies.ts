@@ -1,4 +1,5 @@
 import { createPolicyBody, listPoliciesQuery, updatePolicyBody } from '../bodies/policies.js';
+import { graphqlInput, policiesContract } from '../../schema/contracts.js';
 import { listBody, type RouteRow } from '../route.js';
 
 interface ValueKeyUsageWire {
@@ -39,18 +40,7 @@ export const policiesRoutes: RouteRow[] = [
     path: '/v1/policies/usage-limits',
     operation: 'RestCreateUsageLimitsPolicy',
     body: createPolicyBody,
-    variables: ({ body }) => ({
-      input: {
-        name: body.name,
-        type: body.type,
-        conditions: body.conditions,
-        groupBy: body.group_by,
-        creditLimit: body.credit_limit,
-        alertThreshold: body.alert_threshold,
-        periodicReset: body.periodic_reset,
-        workspaceId: body.workspace_id,
-      },
-    }),
+    variables: ({ body }) => ({ input: graphqlInput(policiesContract.createPolicyContract, body) }),
     result: (data) => ({ id: data.createUsageLimitsPolicy.id, object: 'policy_usage_limits' }),
   },
   {
@@ -65,16 +55,7 @@ export const policiesRoutes: RouteRow[] = [
     path: '/v1/policies/usage-limits/:id',
     operation: 'RestUpdateUsageLimitsPolicy',
     body: updatePolicyBody,
-    variables: ({ params, body }) => ({
-      id: params.id,
-      input: {
-        name: body.name,
-        creditLimit: body.credit_limit,
-        alertThreshold: body.alert_threshold,
-        periodicReset: body.periodic_reset,
-        resetUsageForValue: body.reset_usage_for_value,
-      },
-    }),
+    variables: ({ params, body }) => ({ id: params.id, input: graphqlInput(policiesContract.updatePolicyContract, body) }),
     result: () => ({}),
   },
   {

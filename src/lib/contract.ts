@@ -215,6 +215,11 @@ export function refuse(ctx: z.RefinementCtx, code: ErrorCode, message: string, p
   addWireIssue(ctx, code, message, { path });
 }
 
+/** A refinement that reports the whole `message` (no `Invalid '<param>': ` prefix) at `path` with an OpenAI `code`. */
+export function refuseWhole(ctx: z.RefinementCtx, code: ErrorCode, message: string, path?: (string | number)[]): void {
+  addWireIssue(ctx, code, message, { whole: true, path });
+}
+
 /** Drops keys whose value is null, so an omitted option and a null one store the same. */
 export function withoutNulls<T extends Record<string, unknown>>(value: T): { [K in keyof T]: Exclude<T[K], null> } {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) as any;

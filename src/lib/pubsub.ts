@@ -23,16 +23,28 @@ export interface SubscribeOptions {
  * A subscription ends when its consumer stops iterating or when the given signal aborts
  * (shutdown), so open streams close cleanly; all subscriptions share one listener on the signal.
  */
+interface Subscriber {
+  deliver(payload: unknown): void;
+  queued(): number;
+}
+
 export class PubSub {
-  private readonly listeners = new Map<string, Set<(payload: unknown) => void>>();
+  private readonly listeners = new Map<string, Set<Subscriber>>();
 
   publish(topic: string, payload: unknown): void {
     const set = this.listeners.get(topic);
-    if (set) for (const listener of set) listener(payload);
+    if (set) for (const subscriber of set) subscriber.deliver(payload);
   }
 
   listenerCount(topic: string): number {
     return this.listeners.get(topic)?.size ?? 0;
+  }
+
+  /** The longest queue of undelivered payloads among the topic's subscribers (for tests and probes). */
+  maxQueued(topic: string): number {
+    let max = 0;
+    for (const subscriber of this.listeners.get(topic) ?? []) max = Math.max(max, subscriber.queued());
+    return max;
   }
 
   subscribe<T>(topic: string, signal?: AbortSignal, options: SubscribeOptions = {}): AsyncIterableIterator<T> {
@@ -42,13 +54,16 @@ export class PubSub {
     let wake: (() => void) | null = null;
     let done = false;
     let unlisten = () => {};
-    const listener = (payload: unknown) => {
-      if (queue.length >= limit) {
-        if (!discard) return finish();
-        queue = [];
-      }
-      queue.push(payload as T);
-      wake?.();
+    const listener: Subscriber = {
+      deliver(payload) {
+        if (queue.length >= limit) {
+          if (!discard) return finish();
+          queue = [];
+        }
+        queue.push(payload as T);
+        wake?.();
+      },
+      queued: () => queue.length,
     };
     const finish = () => {
       if (done) return;

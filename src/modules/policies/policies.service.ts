@@ -2,33 +2,18 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/core';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { findPage, pageOf, type Page } from '../../lib/paging.js';
-import { BadRequestError, NotFoundError, missingParameter } from '../../errors.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
 import { isUuid, uuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
 import { validateName } from '../tenancy/tenancy.service.js';
 import { validateLimits } from '../usage/alerts.js';
-import {
-  matches,
-  validateConditions,
-  validateGroupBy,
-  valueKey,
-  WILDCARD,
-  type Condition,
-  type GroupByKey,
-  type UsageRequest,
-  type ValidationIssue,
-} from '../usage/conditions.js';
+import { matches, valueKey, WILDCARD, type Condition, type GroupByKey, type UsageRequest, type ValidationIssue } from '../usage/conditions.js';
 import { usageEngine, type BucketUsage, type LimitSpec } from '../usage/usage-engine.js';
-import { isPeriodicReset, nextReset, periodStart, type PeriodicReset } from '../usage/usage-periods.js';
+import { nextReset, periodStart } from '../usage/usage-periods.js';
 import { findMatchingPolicies, indexPolicy, unindexPolicy } from './policy-index.js';
+import { DEFAULT_POLICY_NAME, type CreatePolicyInput, type PolicyStatus, type PolicyType, type UpdatePolicyInput } from './policies.contract.js';
 import { UsageLimitsPolicySchema, type UsageLimitsPolicy } from './usage-limits-policy.entity.js';
 
-export const POLICY_TYPES = ['cost', 'tokens'] as const;
-export type PolicyType = (typeof POLICY_TYPES)[number];
-export const POLICY_STATUSES = ['active', 'archived'] as const;
-export type PolicyStatus = (typeof POLICY_STATUSES)[number];
-
-export const DEFAULT_POLICY_NAME = 'Usage limits policy';
 export const POLICY_NOT_FOUND = 'Usage limits policy not found.';
 
 const invalid = (param: string, message: string) => new BadRequestError(message, { param, code: 'invalid_value' });
@@ -37,30 +22,16 @@ function throwFirst(issues: ValidationIssue[]): void {
   if (issues.length) throw invalid(issues[0].param, issues[0].message);
 }
 
-function oneOf<T extends string>(values: readonly T[], value: unknown, param: string): T {
-  if (typeof value === 'string' && (values as readonly string[]).includes(value)) return value as T;
-  throw invalid(param, `'${param}' must be one of ${values.map((v) => `'${v}'`).join(', ')}.`);
-}
-
-function periodicResetOf(value: unknown): PeriodicReset {
-  if (!isPeriodicReset(value)) throw invalid('periodic_reset', "'periodic_reset' must be one of 'monthly', 'weekly', or null.");
-  return value;
-}
-
-function numberOf(value: unknown, param: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(param, `${param} must be a number greater than or equal to 0.`);
-  return value;
-}
-
 function workspaceIdOf(value: string): string {
-  if (typeof value !== 'string' || !value.trim()) throw invalid('workspace_id', "'workspace_id' must be a workspace id or slug.");
+  if (!value.trim()) throw invalid('workspace_id', "'workspace_id' must be a workspace id or slug.");
   return value;
 }
 
 export interface ListPoliciesInput {
   workspaceId?: string | null;
-  status?: string | null;
-  type?: string | null;
+  /** Both front doors type these (a REST enum, a GraphQL enum). */
+  status?: PolicyStatus | null;
+  type?: PolicyType | null;
   pageSize?: number | null;
   currentPage?: number | null;
 }
@@ -73,8 +44,8 @@ export type PolicyPage = Page<UsageLimitsPolicy>;
  * workspace key sees its own workspace's.
  */
 export async function listPolicies(ctx: ServiceContext, input: ListPoliciesInput): Promise<PolicyPage> {
-  const status = input.status == null ? 'active' : oneOf(POLICY_STATUSES, input.status, 'status');
-  const type = input.type == null ? null : oneOf(POLICY_TYPES, input.type, 'type');
+  const status = input.status ?? 'active';
+  const type = input.type ?? null;
   pageOf(input); // a paging problem is reported before the workspace is looked up
   const where: FilterQuery<UsageLimitsPolicy> = { ...ctx.scope.rows(), status };
   if (input.workspaceId != null) where.workspaceId = (await ctx.scope.workspace(ctx.em, workspaceIdOf(input.workspaceId), 'workspace_id')).id;
@@ -91,17 +62,6 @@ export async function getPolicy(ctx: ServiceContext, id: string): Promise<UsageL
     throw new NotFoundError(POLICY_NOT_FOUND, { param: 'id', code: 'policy_not_found' });
   }
   return policy;
-}
-
-export interface CreatePolicyInput {
-  name?: string | null;
-  type?: string | null;
-  conditions?: unknown;
-  groupBy?: unknown;
-  creditLimit?: number | null;
-  alertThreshold?: number | null;
-  periodicReset?: string | null;
-  workspaceId?: string | null;
 }
 
 /**
@@ -121,21 +81,14 @@ function normaliseConditions(list: Array<{ key: string; value: string }>, worksp
 }
 
 export async function createPolicy(ctx: ServiceContext, input: CreatePolicyInput): Promise<UsageLimitsPolicy> {
-  if (input.conditions === undefined || input.conditions === null) throw missingParameter('conditions');
-  throwFirst(validateConditions(input.conditions));
-  if (input.groupBy === undefined || input.groupBy === null) throw missingParameter('group_by');
-  throwFirst(validateGroupBy(input.groupBy));
-  if (input.type == null) throw missingParameter('type');
-  const type = oneOf(POLICY_TYPES, input.type, 'type');
-  if (input.creditLimit == null) throw missingParameter('credit_limit');
-  const creditLimit = numberOf(input.creditLimit, 'credit_limit');
-  const alertThreshold = input.alertThreshold == null ? null : numberOf(input.alertThreshold, 'alert_threshold');
+  const { type, credit_limit: creditLimit } = input;
+  const alertThreshold = input.alert_threshold ?? null;
   throwFirst(validateLimits({ creditLimit, alertThreshold }));
-  const periodicReset = periodicResetOf(input.periodicReset ?? null);
+  const periodicReset = input.periodic_reset ?? null;
   const name = input.name == null ? DEFAULT_POLICY_NAME : validateName(input.name);
-  const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId == null ? null : workspaceIdOf(input.workspaceId), 'workspace_id');
-  const conditions = normaliseConditions(input.conditions as Array<{ key: string; value: string }>, workspace);
-  const groupBy: GroupByKey[] = (input.groupBy as GroupByKey[]).map(({ key }) => ({ key }));
+  const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspace_id, 'workspace_id');
+  const conditions = normaliseConditions(input.conditions, workspace);
+  const groupBy: GroupByKey[] = input.group_by.map(({ key }) => ({ key }));
   const now = ctx.runtime.clock.now();
   const policy = ctx.em.create(UsageLimitsPolicySchema, {
     id: uuid(),
@@ -158,14 +111,6 @@ export async function createPolicy(ctx: ServiceContext, input: CreatePolicyInput
   return policy;
 }
 
-export interface UpdatePolicyInput {
-  name?: string | null;
-  creditLimit?: number | null;
-  alertThreshold?: number | null;
-  periodicReset?: string | null;
-  resetUsageForValue?: string | null;
-}
-
 /**
  * Changes name, limits or reset rule (omitted fields keep their values; `alert_threshold` and
  * `periodic_reset` accept null), and zeroes the current period's usage of one value key when
@@ -177,16 +122,11 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Updat
     throw new BadRequestError('Archived usage limits policies cannot be changed.', { code: 'policy_archived' });
   }
   const name = input.name === undefined ? policy.name : validateName(input.name);
-  if (input.creditLimit === null) throw invalid('credit_limit', 'credit_limit must be a number greater than or equal to 0.');
-  const creditLimit = input.creditLimit === undefined ? policy.creditLimit : numberOf(input.creditLimit, 'credit_limit');
-  const alertThreshold =
-    input.alertThreshold === undefined ? (policy.alertThreshold ?? null) : input.alertThreshold === null ? null : numberOf(input.alertThreshold, 'alert_threshold');
+  const creditLimit = input.credit_limit ?? policy.creditLimit;
+  const alertThreshold = input.alert_threshold === undefined ? (policy.alertThreshold ?? null) : input.alert_threshold;
   throwFirst(validateLimits({ creditLimit, alertThreshold }));
-  const periodicReset = input.periodicReset === undefined ? (policy.periodicReset ?? null) : periodicResetOf(input.periodicReset);
-  const resetValue = input.resetUsageForValue;
-  if (resetValue !== undefined && resetValue !== null && (typeof resetValue !== 'string' || resetValue.length === 0)) {
-    throw invalid('reset_usage_for_value', "'reset_usage_for_value' must be a non-empty value key (e.g. 'api_key:<id>').");
-  }
+  const periodicReset = input.periodic_reset === undefined ? (policy.periodicReset ?? null) : input.periodic_reset;
+  const resetValue = input.reset_usage_for_value;
   const now = ctx.runtime.clock.now();
   const limitsChanged = creditLimit !== policy.creditLimit || alertThreshold !== (policy.alertThreshold ?? null);
   Object.assign(policy, { name, creditLimit, alertThreshold, periodicReset, updatedAt: now });

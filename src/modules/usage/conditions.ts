@@ -56,57 +56,43 @@ function keyProblem(key: string): string | null {
   return `Unsupported key '${key}'. Allowed keys: ${ALLOWED_KEYS_TEXT}.`;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A list item's problem: `param` is its wire path, `at` the same path relative to the list. */
+export interface ListIssue extends ValidationIssue {
+  at: (string | number)[];
+}
 
 /**
- * Shared shape checks: a non-empty array of objects whose `key` is allowed and unique. Duplicate
- * keys are refused in both lists: under all-must-match, two conditions on one key are redundant
- * or can never match (a silently inert policy), and a repeated group_by key only lengthens the
- * value key.
+ * Shared value checks of an already typed list (its contract checks the types): non-empty, each
+ * `key` allowed and unique. Duplicate keys are refused in both lists: under all-must-match, two
+ * conditions on one key are redundant or can never match (a silently inert policy), and a repeated
+ * group_by key only lengthens the value key.
  */
-function validateKeyedList(list: unknown, param: string, what: string, extra: (item: Record<string, unknown>, at: string) => ValidationIssue[]): ValidationIssue[] {
-  if (!Array.isArray(list)) return [{ param, message: `${param} must be an array of ${what}.` }];
-  if (list.length === 0) return [{ param, message: `${param} must have at least one item.` }];
-  const issues: ValidationIssue[] = [];
+function validateKeyedList<T extends { key: string }>(list: readonly T[], param: string, extra: (item: T, at: string) => string | null): ListIssue[] {
+  if (list.length === 0) return [{ param, at: [], message: `${param} must have at least one item.` }];
+  const issues: ListIssue[] = [];
   const seen = new Set<string>();
-  list.forEach((item: unknown, i) => {
+  list.forEach((item, i) => {
     const at = `${param}[${i}]`;
-    if (!isRecord(item)) {
-      issues.push({ param: at, message: `${at} must be an object.` });
-      return;
-    }
-    if (typeof item.key !== 'string') {
-      issues.push({ param: `${at}.key`, message: `${at}.key must be a string.` });
-    } else {
-      const problem = keyProblem(item.key);
-      if (problem) issues.push({ param: `${at}.key`, message: problem });
-      else if (seen.has(item.key)) issues.push({ param: `${at}.key`, message: `Duplicate key '${item.key}' in ${param}.` });
-      seen.add(item.key);
-    }
-    issues.push(...extra(item, at));
+    const problem = keyProblem(item.key);
+    if (problem) issues.push({ param: `${at}.key`, at: [i, 'key'], message: problem });
+    else if (seen.has(item.key)) issues.push({ param: `${at}.key`, at: [i, 'key'], message: `Duplicate key '${item.key}' in ${param}.` });
+    seen.add(item.key);
+    const valueProblem = extra(item, at);
+    if (valueProblem) issues.push({ param: `${at}.value`, at: [i, 'value'], message: valueProblem });
   });
   return issues;
 }
 
 /** All problems in a `conditions` list, in input order; empty when valid. */
-export function validateConditions(list: unknown, param = 'conditions'): ValidationIssue[] {
-  return validateKeyedList(list, param, '{key, value} objects', (item, at) => {
-    if (typeof item.value !== 'string' || item.value.length === 0) {
-      return [{ param: `${at}.value`, message: `${at}.value must be a non-empty string (use '${WILDCARD}' for any value).` }];
-    }
-    return [];
-  });
+export function validateConditions(list: readonly Condition[], param = 'conditions'): ListIssue[] {
+  return validateKeyedList(list, param, (item, at) => (item.value.length === 0 ? `${at}.value must be a non-empty string (use '${WILDCARD}' for any value).` : null));
 }
 
 /** All problems in a `group_by` list, in input order; empty when valid. */
-export function validateGroupBy(list: unknown, param = 'group_by'): ValidationIssue[] {
-  return validateKeyedList(list, param, '{key} objects', () => []);
+export function validateGroupBy(list: readonly GroupByKey[], param = 'group_by'): ListIssue[] {
+  return validateKeyedList(list, param, () => null);
 }
 
-/**
- * The request's value for an allowed key; undefined for an absent metadata name or unknown key.
- * Metadata is read with hasOwn so a name like `constructor` never resolves to an inherited property.
- */
 export function requestValue(key: string, req: UsageRequest): string | undefined {
   if (Object.hasOwn(FIXED_KEY_VALUES, key)) return FIXED_KEY_VALUES[key as keyof typeof FIXED_KEY_VALUES](req);
   if (!key.startsWith(METADATA_PREFIX)) return undefined;

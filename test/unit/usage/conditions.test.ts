@@ -29,36 +29,36 @@ describe('validateConditions', () => {
     expect(validateConditions([{ key: 'model', value: 'x' }, { key: 'provider', value: 'openai' }])).toEqual([
       {
         param: 'conditions[1].key',
+        at: [1, 'key'],
         message: "Unsupported key 'provider'. Allowed keys: workspace_id, api_key, virtual_key, model, metadata.<name>.",
       },
     ]);
   });
 
+  // Types (an array of {key, value} strings) are the contract's: these are the rules over values.
   it('reports every problem in input order', () => {
     const issues = validateConditions([
       { key: 'metadata.', value: 'a' },
-      'model',
       { key: 'model', value: '' },
-      { key: 7, value: 'a' },
-      { key: 'model', value: 3 },
+      { key: 'model', value: 'b' },
     ]);
     expect(issues.map((i) => i.param)).toEqual([
       'conditions[0].key',
-      'conditions[1]',
-      'conditions[2].value',
-      'conditions[3].key',
-      'conditions[4].key', // duplicate of conditions[2]
-      'conditions[4].value',
+      'conditions[1].value',
+      'conditions[2].key', // duplicate of conditions[1]
+    ]);
+    expect(issues.map((i) => i.at)).toEqual([
+      [0, 'key'],
+      [1, 'value'],
+      [2, 'key'],
     ]);
     expect(issues[0]!.message).toBe("'metadata.' needs a metadata name after 'metadata.'.");
-    expect(issues[2]!.message).toBe("conditions[2].value must be a non-empty string (use '*' for any value).");
-    expect(issues[4]!.message).toBe("Duplicate key 'model' in conditions.");
+    expect(issues[1]!.message).toBe("conditions[1].value must be a non-empty string (use '*' for any value).");
+    expect(issues[2]!.message).toBe("Duplicate key 'model' in conditions.");
   });
 
   it('requires a non-empty array', () => {
-    expect(validateConditions([])).toEqual([{ param: 'conditions', message: 'conditions must have at least one item.' }]);
-    expect(validateConditions(undefined)).toEqual([{ param: 'conditions', message: 'conditions must be an array of {key, value} objects.' }]);
-    expect(validateConditions({ key: 'model', value: 'x' })[0]!.param).toBe('conditions');
+    expect(validateConditions([])).toEqual([{ param: 'conditions', at: [], message: 'conditions must have at least one item.' }]);
   });
 
   it('bounds metadata names like run metadata keys (64 characters)', () => {
@@ -80,14 +80,12 @@ describe('validateGroupBy', () => {
     expect(validateGroupBy([{ key: 'api_key' }, { key: 'metadata.user' }])).toEqual([]);
   });
 
-  it('rejects unknown, duplicate and malformed keys', () => {
-    expect(validateGroupBy([{ key: 'api_key' }, { key: 'user' }, { key: 'api_key' }, null])).toEqual([
-      { param: 'group_by[1].key', message: "Unsupported key 'user'. Allowed keys: workspace_id, api_key, virtual_key, model, metadata.<name>." },
-      { param: 'group_by[2].key', message: "Duplicate key 'api_key' in group_by." },
-      { param: 'group_by[3]', message: 'group_by[3] must be an object.' },
+  it('rejects unknown and duplicate keys, and an empty list', () => {
+    expect(validateGroupBy([{ key: 'api_key' }, { key: 'user' }, { key: 'api_key' }])).toEqual([
+      { param: 'group_by[1].key', at: [1, 'key'], message: "Unsupported key 'user'. Allowed keys: workspace_id, api_key, virtual_key, model, metadata.<name>." },
+      { param: 'group_by[2].key', at: [2, 'key'], message: "Duplicate key 'api_key' in group_by." },
     ]);
-    expect(validateGroupBy([])).toEqual([{ param: 'group_by', message: 'group_by must have at least one item.' }]);
-    expect(validateGroupBy('api_key')).toEqual([{ param: 'group_by', message: 'group_by must be an array of {key} objects.' }]);
+    expect(validateGroupBy([])).toEqual([{ param: 'group_by', at: [], message: 'group_by must have at least one item.' }]);
   });
 });
 
