@@ -1,24 +1,44 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { dataVersion } from '../db/sql.js';
+
 /**
  * In-memory copies of configuration that the data path reads on every request and that rarely
  * changes. Each entry belongs to a scope; a service that writes what a scope is built from calls
  * `invalidate(scope)` once its write is done, which drops the whole scope (writes are rare, so a
  * coarse drop keeps the rule simple: no entry can outlive a write it depends on).
  *
- * Several processes on one database: readers pass the database's `data_version` to `sync` before
- * reading (src/db/sql.ts), and any commit by another connection drops everything. Listeners see
- * every local invalidation, so a transport between instances can later forward them precisely
- * (applied with `invalidate(scope, { remote: true })`, not forwarded again) instead.
+ * Several processes on one database: readers call `syncWith(em)` before reading (once per
+ * EntityManager, i.e. per request or job: it asks the database's `data_version`, src/db/sql.ts),
+ * and any commit by another connection drops everything. Listeners see every local
+ * invalidation, so a transport between instances can later forward them precisely (applied with
+ * `invalidate(scope, { remote: true })`, not forwarded again) instead.
  */
 export type CacheScope =
   /** A workspace's provider by virtual key, with its integration and the workspace's access. */
-  'providers';
+  | 'providers'
+  /** A workspace's active usage-limit policies matching a request's terms. */
+  | 'policies';
 
 type Listener = (scope: CacheScope) => void;
+
+/** Entries per scope; keys can carry request values (policy lookups), so the oldest go first. */
+const MAX_ENTRIES = 10_000;
 
 export class ConfigCache {
   private readonly scopes = new Map<CacheScope, Map<string, Promise<unknown>>>();
   private readonly listeners = new Set<Listener>();
   private version: number | null = null;
+  private readonly synced = new WeakSet<EntityManager>();
+
+  /**
+   * `sync` with `em`'s connection, asked once per EntityManager (a request's, a job's fork): one
+   * `pragma data_version` serves every cached read of a request.
+   */
+  async syncWith(em: EntityManager): Promise<void> {
+    if (this.synced.has(em)) return;
+    this.sync(await dataVersion(em));
+    this.synced.add(em);
+  }
 
   /** Drops every scope when `version` (the database's data_version) moved since the last call. */
   sync(version: number): void {
@@ -36,6 +56,7 @@ export class ConfigCache {
     const cached = entries.get(key);
     if (cached) return cached as Promise<T>;
     const loading = load();
+    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
     entries.set(key, loading);
     const forget = () => {
       if (entries.get(key) === loading) entries.delete(key);

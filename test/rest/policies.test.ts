@@ -124,7 +124,7 @@ describe('POST and GET /v1/policies/usage-limits/{id}', () => {
 
   it('value_key_usage_map shows the current period’s buckets', async () => {
     const id = await create({ ...minimal, name: 'Per key', conditions: [{ key: 'metadata.app', value: 'usage-map' }], credit_limit: 100, alert_threshold: 50, periodic_reset: 'weekly' });
-    const specs = await matchingPolicySpecs(t.app.runtime.fork(), organisationId, request({ metadata: { app: 'usage-map' } }));
+    const specs = await matchingPolicySpecs(t.app.runtime, t.app.runtime.fork(), organisationId, request({ metadata: { app: 'usage-map' } }));
     const mine = specs.filter((s) => s.ownerId === id);
     expect(mine).toHaveLength(1);
     await usageEngine(t.app.runtime).record(mine, { tokens: 60, cost: 0 });
@@ -395,7 +395,7 @@ describe('PUT and DELETE /v1/policies/usage-limits/{id}', () => {
     const id = await create({ ...minimal, conditions: [{ key: 'metadata.app', value: 'reset' }], group_by: [{ key: 'metadata.user' }], credit_limit: 10, alert_threshold: 5 });
     const engine = usageEngine(t.app.runtime);
     for (const user of ['alice', 'bob']) {
-      const specs = await matchingPolicySpecs(t.app.runtime.fork(), organisationId, request({ metadata: { app: 'reset', user } }));
+      const specs = await matchingPolicySpecs(t.app.runtime, t.app.runtime.fork(), organisationId, request({ metadata: { app: 'reset', user } }));
       await engine.record(specs, { tokens: 10, cost: 0 });
     }
     const exhausted = { current_usage: 10, status: 'exhausted', is_threshold_alerts_sent: true, is_exhausted_alerts_sent: true };
@@ -412,16 +412,28 @@ describe('PUT and DELETE /v1/policies/usage-limits/{id}', () => {
     expect((await t.request('PUT', `${BASE}/${id}`, { body: { reset_usage_for_value: 'metadata.user:carol' } })).status).toBe(200);
   });
 
+  it('the data path sees every write at once: its cached lookup is dropped on create and update', async () => {
+    const req = request({ metadata: { app: 'cached' } });
+    // Only the limits of policies on metadata.app (others, on workspace_id '*', match as well).
+    const specs = async () =>
+      (await matchingPolicySpecs(t.app.runtime, t.app.runtime.fork(), organisationId, req)).filter((s) => s.valueKey.startsWith('metadata.app')).map((s) => [s.ownerId, s.creditLimit]);
+    expect(await specs()).toEqual([]);
+    const id = await create({ ...minimal, conditions: [{ key: 'metadata.app', value: 'cached' }], group_by: [{ key: 'metadata.app' }] });
+    expect(await specs()).toEqual([[id, minimal.credit_limit]]);
+    expect((await t.request('PUT', `${BASE}/${id}`, { body: { credit_limit: 77 } })).status).toBe(200);
+    expect(await specs()).toEqual([[id, 77]]);
+  });
+
   it('DELETE archives (idempotent); an archived policy no longer applies and cannot be changed', async () => {
     const id = await create({ ...minimal, conditions: [{ key: 'metadata.app', value: 'archive' }] });
     const req = request({ metadata: { app: 'archive' } });
-    expect((await matchingPolicySpecs(t.app.runtime.fork(), organisationId, req)).map((s) => s.ownerId)).toContain(id);
+    expect((await matchingPolicySpecs(t.app.runtime, t.app.runtime.fork(), organisationId, req)).map((s) => s.ownerId)).toContain(id);
     clock.advance(1000);
     const r = await t.request('DELETE', `${BASE}/${id}`, { body: {} });
     expect({ status: r.status, body: r.body }).toEqual({ status: 200, body: {} });
     const got = (await t.request('GET', `${BASE}/${id}`)).body;
     expect(got).toMatchObject({ status: 'archived', last_updated_at: clock.now().toISOString() });
-    expect((await matchingPolicySpecs(t.app.runtime.fork(), organisationId, req)).map((s) => s.ownerId)).not.toContain(id);
+    expect((await matchingPolicySpecs(t.app.runtime, t.app.runtime.fork(), organisationId, req)).map((s) => s.ownerId)).not.toContain(id);
     expect((await t.request('DELETE', `${BASE}/${id}`)).body).toEqual({});
     await expectError('PUT', `${BASE}/${id}`, { name: 'x' }, errorResponse(400, 'Archived usage limits policies cannot be changed.', null, 'policy_archived'));
     await expectError('DELETE', `${BASE}/00000000-0000-4000-8000-000000000000`, undefined, NOT_FOUND);

@@ -155,7 +155,7 @@ describe('batching', () => {
     for (let i = 0; i < 30; i++) {
       await ok(CREATE, { input: input({ name: `batch ${i}`, conditions: [{ key: 'metadata.batch', value: 'yes' }], periodicReset: i % 2 ? 'weekly' : null }) });
     }
-    const specs = await matchingPolicySpecs(t.app.runtime.fork(), organisationId, {
+    const specs = await matchingPolicySpecs(t.app.runtime, t.app.runtime.fork(), organisationId, {
       workspaceId,
       apiKeyId: 'k1',
       virtualKey: 'openai',
@@ -188,7 +188,7 @@ describe('usageAlerts subscription', () => {
     });
     const first = iterator.next();
     for (let i = 0; i < 100 && t.app.runtime.pubsub.listenerCount(usageAlertsTopic(workspaceId)) === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    const specs = await matchingPolicySpecs(t.app.runtime.fork(), organisationId, {
+    const specs = await matchingPolicySpecs(t.app.runtime, t.app.runtime.fork(), organisationId, {
       workspaceId,
       apiKeyId: 'k-alerts',
       virtualKey: 'openai',

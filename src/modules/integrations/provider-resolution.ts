@@ -3,7 +3,6 @@
 // model work; never logs the decrypted key.
 import type { EntityManager } from '@mikro-orm/core';
 import { NotFoundError, PermissionError } from '../../errors.js';
-import { dataVersion } from '../../db/sql.js';
 import { configCache } from '../../lib/config-cache.js';
 import { decryptSecret } from '../../lib/crypto.js';
 import type { Runtime } from '../../runtime.js';
@@ -40,7 +39,7 @@ export interface ResolvedProvider {
  */
 export async function resolveProvider(em: EntityManager, runtime: Runtime, workspaceId: string, virtualKey: string): Promise<ResolvedProvider> {
   const cache = configCache(runtime);
-  cache.sync(await dataVersion(em));
+  await cache.syncWith(em);
   return cache.get('providers', `${workspaceId}\u0000${virtualKey}`, () => loadProvider(em, runtime, workspaceId, virtualKey));
 }
 

@@ -10,7 +10,7 @@ import { validateLimits } from '../usage/alerts.js';
 import { matches, valueKey, WILDCARD, type Condition, type GroupByKey, type UsageRequest, type ValidationIssue } from '../usage/conditions.js';
 import { usageEngine, type BucketUsage, type LimitSpec } from '../usage/usage-engine.js';
 import { nextReset, periodStart } from '../usage/usage-periods.js';
-import { findMatchingPolicies, indexPolicy, unindexPolicy } from './policy-index.js';
+import { findMatchingPoliciesCached, indexPolicy, policiesChanged, unindexPolicy } from './policy-index.js';
 import { DEFAULT_POLICY_NAME, type CreatePolicyInput, type PolicyStatus, type PolicyType, type UpdatePolicyInput } from './policies.contract.js';
 import { UsageLimitsPolicySchema, type UsageLimitsPolicy } from './usage-limits-policy.entity.js';
 
@@ -108,6 +108,7 @@ export async function createPolicy(ctx: ServiceContext, input: CreatePolicyInput
   });
   indexPolicy(ctx.em, policy);
   await ctx.em.flush();
+  policiesChanged(ctx.runtime);
   return policy;
 }
 
@@ -135,6 +136,7 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Updat
   const engine = usageEngine(ctx.runtime);
   if (limitsChanged) await engine.updateLimits('policy', policy.id, { type: policy.type, creditLimit, alertThreshold });
   if (resetValue) await engine.resetUsage('policy', policy.id, resetValue, { type: policy.type, periodicReset });
+  policiesChanged(ctx.runtime);
   return policy;
 }
 
@@ -146,6 +148,7 @@ export async function archivePolicy(ctx: ServiceContext, id: string): Promise<Us
     policy.updatedAt = ctx.runtime.clock.now();
     await ctx.em.flush();
     await unindexPolicy(ctx.em, policy.id);
+    policiesChanged(ctx.runtime);
   }
   return policy;
 }
@@ -196,10 +199,11 @@ export function policySpec(policy: UsageLimitsPolicy, req: UsageRequest): LimitS
 
 /**
  * The data plane's question: which limits apply to this request? The active policies of the
- * request's workspace whose conditions all match, oldest first (a stable order for reservations).
+ * request's workspace whose conditions all match, oldest first (a stable order for reservations),
+ * from the config cache.
  */
-export async function matchingPolicySpecs(em: EntityManager, organisationId: string, req: UsageRequest): Promise<LimitSpec[]> {
+export async function matchingPolicySpecs(runtime: Runtime, em: EntityManager, organisationId: string, req: UsageRequest): Promise<LimitSpec[]> {
   // The index finds them; `matches` stays the rule's definition (and a guard on what the index returns).
-  const policies = await findMatchingPolicies(em, organisationId, req);
+  const policies = await findMatchingPoliciesCached(runtime, em, organisationId, req);
   return policies.filter((policy) => matches(policy.conditions, req)).map((policy) => policySpec(policy, req));
 }

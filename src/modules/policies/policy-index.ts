@@ -5,6 +5,8 @@
  */
 import type { EntityManager } from '@mikro-orm/core';
 import { executeSql } from '../../db/sql.js';
+import { configCache } from '../../lib/config-cache.js';
+import type { Runtime } from '../../runtime.js';
 import { policyTerms, requestTerms, type UsageRequest } from '../usage/conditions.js';
 import { PolicyTermSchema } from './policy-term.entity.js';
 import { UsageLimitsPolicySchema, type UsageLimitsPolicy } from './usage-limits-policy.entity.js';
@@ -58,4 +60,20 @@ export async function findMatchingPolicies(em: EntityManager, organisationId: st
     { id: { $in: rows.map((r) => r.policy_id) }, organisationId, workspaceId: req.workspaceId, status: 'active' },
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
+}
+
+/**
+ * `findMatchingPolicies` from the config cache (scope `policies`, keyed by the request's terms):
+ * the policies service invalidates it on every write. Copies, so no request's unit of work holds them.
+ */
+export async function findMatchingPoliciesCached(runtime: Runtime, em: EntityManager, organisationId: string, req: UsageRequest): Promise<UsageLimitsPolicy[]> {
+  const cache = configCache(runtime);
+  await cache.syncWith(em);
+  const key = JSON.stringify([organisationId, req.workspaceId, requestTerms(req)]);
+  return cache.get('policies', key, async () => (await findMatchingPolicies(em, organisationId, req)).map((policy) => ({ ...policy })));
+}
+
+/** Call once a write to policies is done (create, update, reset, archive): cached lookups are dropped. */
+export function policiesChanged(runtime: Runtime): void {
+  configCache(runtime).invalidate('policies');
 }

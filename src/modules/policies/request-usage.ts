@@ -24,13 +24,13 @@ export type RequestCheck =
   | { allowed: false; limits: LimitSpec[]; refusedBy: LimitSpec; error: ReturnType<typeof usageLimitError> };
 
 /** Every limit that applies to the request: the extra ones first, then policies oldest first. */
-export async function limitsForRequest(em: EntityManager, ctx: UsageRequestContext): Promise<LimitSpec[]> {
-  return [...(ctx.extraLimits ?? []), ...(await matchingPolicySpecs(em, ctx.organisationId, ctx))];
+export async function limitsForRequest(runtime: Runtime, em: EntityManager, ctx: UsageRequestContext): Promise<LimitSpec[]> {
+  return [...(ctx.extraLimits ?? []), ...(await matchingPolicySpecs(runtime, em, ctx.organisationId, ctx))];
 }
 
 /** Allowed, or refused with the limit that refused (its 412 ready to throw). */
 export async function checkRequest(runtime: Runtime, em: EntityManager, ctx: UsageRequestContext): Promise<RequestCheck> {
-  const limits = await limitsForRequest(em, ctx);
+  const limits = await limitsForRequest(runtime, em, ctx);
   const result = await usageEngine(runtime).check(limits);
   if (result.ok) return { allowed: true, limits };
   return { allowed: false, limits, refusedBy: result.refusedBy, error: usageLimitError(result) };
@@ -47,7 +47,7 @@ export async function reserveForRequest(
   ctx: UsageRequestContext,
   estimate: () => Promise<TokenUsage>,
 ): Promise<{ limits: LimitSpec[]; amount: UsageAmount; reservation: Reservation } | null> {
-  const limits = await limitsForRequest(em, ctx);
+  const limits = await limitsForRequest(runtime, em, ctx);
   if (limits.length === 0) return null;
   const amount = measureUsage(limits, ctx.model, await estimate(), ctx.prices ?? undefined);
   const result = await usageEngine(runtime).reserve(limits, amount);
@@ -57,7 +57,7 @@ export async function reserveForRequest(
 
 /** Adds the request's actual usage (tokens, or dollars from the model's price) to every matching bucket. */
 export async function recordRequest(runtime: Runtime, em: EntityManager, ctx: UsageRequestContext, usage: TokenUsage): Promise<UsageAmount> {
-  const limits = await limitsForRequest(em, ctx);
+  const limits = await limitsForRequest(runtime, em, ctx);
   const amount = measureUsage(limits, ctx.model, usage, ctx.prices ?? undefined);
   if (limits.length > 0) await usageEngine(runtime).record(limits, amount);
   return amount;

@@ -53,3 +53,33 @@ describe('ConfigCache.sync', () => {
     expect(await cache.get('providers', 'k', load)).toBe(2);
   });
 });
+
+describe('ConfigCache.syncWith', () => {
+  it('asks the data version once per EntityManager', async () => {
+    const cache = new ConfigCache();
+    let asked = 0;
+    const em = (version: () => number) =>
+      ({
+        isInTransaction: () => false,
+        getConnection: () => ({ execute: async () => (asked++, { data_version: version() }) }),
+      }) as unknown as Parameters<ConfigCache['syncWith']>[0];
+    let version = 1;
+    const request = em(() => version);
+    await cache.syncWith(request);
+    await cache.get('providers', 'k', async () => 'v1');
+    version = 2; // another process commits: the same request goes on with what it read
+    await cache.syncWith(request);
+    expect([asked, await cache.get('providers', 'k', async () => 'v2')]).toEqual([1, 'v1']);
+    await cache.syncWith(em(() => version)); // the next request sees the commit
+    expect([asked, await cache.get('providers', 'k', async () => 'v2')]).toEqual([2, 'v2']);
+  });
+});
+
+describe('ConfigCache bound', () => {
+  it('keeps at most 10,000 entries per scope, dropping the oldest', async () => {
+    const cache = new ConfigCache();
+    for (let i = 0; i <= 10_000; i++) await cache.get('policies', `k${i}`, async () => i);
+    expect(await cache.get('policies', 'k10000', async () => -1)).toBe(10_000);
+    expect(await cache.get('policies', 'k0', async () => -1)).toBe(-1);
+  });
+});

@@ -40,7 +40,7 @@ describe('the request-level usage API', () => {
     const matching = await createPolicy({ name: 'Billing app', conditions: [{ key: 'metadata.app', value: 'billing' }], group_by: [{ key: 'api_key' }], type: 'tokens', credit_limit: 100 });
     await createPolicy({ name: 'Other app', conditions: [{ key: 'metadata.app', value: 'other' }], group_by: [{ key: 'api_key' }], type: 'tokens', credit_limit: 100 });
     const extra = { ownerType: 'workspace_access', ownerId: 'access-1', valueKey: 'workspace:x', type: 'tokens', creditLimit: 5, alertThreshold: null, periodicReset: null, workspaceId: null, label: 'the access' } satisfies LimitSpec;
-    const limits = await limitsForRequest(t.app.runtime.fork(), { ...base, extraLimits: [extra] });
+    const limits = await limitsForRequest(t.app.runtime, t.app.runtime.fork(), { ...base, extraLimits: [extra] });
     expect(limits.map((l) => [l.ownerId, l.valueKey])).toEqual([
       ['access-1', 'workspace:x'],
       [matching, 'api_key:key-1'],
