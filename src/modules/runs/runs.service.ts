@@ -4,7 +4,7 @@
  * default), and objects outside what the caller may see do not exist for it (404).
  */
 import type { EntityManager } from '@mikro-orm/core';
-import { resolveWorkspace } from '../../auth/tenancy.js';
+import { cachedHomeWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { unixSeconds } from '../../lib/clock.js';
@@ -64,17 +64,9 @@ export interface DeletedObject {
 // ---------------------------------------------------------------------------------------------
 // Visibility
 
-const workspaces = new WeakMap<EntityManager, Promise<Workspace>>();
-
-/** The workspace new objects go to (cached per request). */
+/** The workspace new objects go to (from the config cache). */
 function homeWorkspace(ctx: ServiceContext): Promise<Workspace> {
-  let pending = workspaces.get(ctx.em);
-  if (!pending) {
-    pending = resolveWorkspace(ctx.em, ctx.principal);
-    workspaces.set(ctx.em, pending);
-    pending.catch(() => workspaces.delete(ctx.em));
-  }
-  return pending;
+  return cachedHomeWorkspace(ctx.em, ctx.runtime, ctx.principal);
 }
 
 function visible(ctx: ServiceContext, row: { organisationId: string; workspaceId: string } | null): boolean {
@@ -689,7 +681,7 @@ export async function listRunEvents(ctx: ServiceContext, threadId: string, runId
 }
 
 /** Live events a follower may have waiting before its backlog is dropped (and read back from the log). */
-const LIVE_BACKLOG = 256;
+export const LIVE_BACKLOG = 256;
 /** Events read from the log per statement when a follower catches up. */
 const CATCH_UP_PAGE = 100;
 
