@@ -97,6 +97,8 @@ describe('threads', () => {
     expect(await ok(t, 'GET', `/v1/threads/${th.id}`, undefined, BETA)).toEqual(changed);
     expect(await ok(t, 'POST', `/v1/threads/${th.id}`, { tool_resources: null }, BETA)).toEqual({ ...changed, tool_resources: {} });
     await expectError('POST', `/v1/threads/${th.id}`, { metadata: { k: 1 } }, 400, error("Invalid type for 'metadata.k': expected a string, but got an integer instead.", 'metadata.k', 'invalid_type'));
+    await expectError('POST', `/v1/threads/${th.id}`, { metadata: {}, messages: [] }, 400, error('Unrecognized request argument supplied: messages', 'messages', 'unknown_parameter'));
+    expect(await ok(t, 'GET', `/v1/threads/${th.id}`, undefined, BETA)).toEqual({ ...changed, tool_resources: {} });
   });
 
   it('DELETE removes the thread, its messages, runs, steps and run events; then 404', async () => {
@@ -191,6 +193,7 @@ describe('runs and steps', () => {
     const cancelled = await waitFor(t, th.id, run.id, ['cancelled']);
     expect(cancelled.metadata).toEqual({ n: '1' });
     expect(await ok(t, 'POST', `/v1/threads/${th.id}/runs/${run.id}`, { metadata: null }, BETA)).toEqual({ ...cancelled, metadata: {} });
+    await expectError('POST', `/v1/threads/${th.id}/runs/${run.id}`, { status: 'completed' }, 400, error('Unrecognized request argument supplied: status', 'status', 'unknown_parameter'));
     await expectError('POST', `/v1/threads/${th.id}/runs/${run.id}`, { metadata: 'x' }, 400, error("Invalid type for 'metadata': expected an object, but got a string instead.", 'metadata', 'invalid_type'));
 
     const steps = (await ok(t, 'GET', `/v1/threads/${th.id}/runs/${run.id}/steps`, undefined, BETA)).data;
@@ -210,5 +213,27 @@ describe('runs and steps', () => {
       await expectError('POST', `/v1/threads/${a.thread.id}/runs/${a.run.id}`, { metadata: {} }, 404, error(`No thread found with id '${a.thread.id}'.`), key);
       await expectError('GET', `/v1/threads/${a.thread.id}/runs/${a.run.id}/steps/${stepA.id}`, undefined, 404, error(`No thread found with id '${a.thread.id}'.`), key);
     }
+  });
+});
+
+describe('the same operations over GraphQL', () => {
+  it('modifyRun / deleteThread answer the wire objects; bad input is the contract’s 400 with the wire param', async () => {
+    const { thread: th, run } = await waitingRun(t);
+    const modify = `mutation ($threadId: String!, $runId: String!, $input: ModifyMetadataInput!) {
+      modifyRun(threadId: $threadId, runId: $runId, input: $input) { id metadata }
+    }`;
+    const changed = await t.graphql(modify, { threadId: th.id, runId: run.id, input: { metadata: { via: 'graphql' } } });
+    expect(changed.data).toEqual({ modifyRun: { id: run.id, metadata: { via: 'graphql' } } });
+    const bad = await t.graphql(modify, { threadId: th.id, runId: run.id, input: { metadata: { k: 1 } } });
+    expect(bad.errors?.[0]).toMatchObject({
+      message: "Invalid type for 'metadata.k': expected a string, but got an integer instead.",
+      extensions: { status: 400, param: 'metadata.k', code: 'invalid_type' },
+    });
+
+    const remove = 'mutation ($id: String!) { deleteThread(id: $id) { id object deleted } }';
+    expect((await t.graphql(remove, { id: th.id })).errors?.[0]).toMatchObject({ message: `Can't delete ${th.id} while a run ${run.id} is active.`, extensions: { status: 400 } });
+    await ok(t, 'POST', `/v1/threads/${th.id}/runs/${run.id}/cancel`, undefined, BETA);
+    await waitFor(t, th.id, run.id, ['cancelled']);
+    expect((await t.graphql(remove, { id: th.id })).data).toEqual({ deleteThread: { id: th.id, object: 'thread.deleted', deleted: true } });
   });
 });
