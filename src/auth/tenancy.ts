@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { NotFoundError, PermissionError } from '../errors.js';
+import { configCache } from '../lib/config-cache.js';
 import { isUuid } from '../lib/ids.js';
 import { WorkspaceSchema, type Workspace } from '../modules/tenancy/workspace.entity.js';
 import type { Principal } from './principal.js';
@@ -28,6 +29,21 @@ export async function resolveWorkspace(
     : await em.findOne(WorkspaceSchema, { organisationId: principal.organisationId, isDefault: true });
   if (!workspace) throw new NotFoundError('Workspace not found.', { param, code: 'workspace_not_found' });
   return workspace;
+}
+
+/**
+ * The caller's home workspace (`resolveWorkspace` without an id or slug) from the config cache
+ * (scope `workspaces`; creating a workspace drops it, and workspaces are never changed or removed).
+ * A copy for reading: no unit of work manages it.
+ */
+export async function cachedHomeWorkspace(
+  em: EntityManager,
+  runtime: { singleton<T>(key: string, create: () => T): T },
+  principal: Principal,
+): Promise<Workspace> {
+  const cache = configCache(runtime);
+  await cache.syncWith(em);
+  return cache.get('workspaces', `${principal.organisationId}\u0000${principal.workspaceId ?? ''}`, async () => ({ ...(await resolveWorkspace(em, principal)) }));
 }
 
 /** True when the caller may see rows of this workspace; organisation-wide rows (null) are visible to all its keys. */

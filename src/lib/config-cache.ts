@@ -17,7 +17,9 @@ export type CacheScope =
   /** A workspace's provider by virtual key, with its integration and the workspace's access. */
   | 'providers'
   /** A workspace's active usage-limit policies matching a request's terms. */
-  | 'policies';
+  | 'policies'
+  /** A caller's home workspace (a workspace key's own, an organisation key's default). */
+  | 'workspaces';
 
 type Listener = (scope: CacheScope) => void;
 

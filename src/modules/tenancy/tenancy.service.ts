@@ -3,6 +3,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from '../../auth/api-keys.j
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, ConflictError, NotFoundError, PermissionError } from '../../errors.js';
+import { configCache } from '../../lib/config-cache.js';
 import { isUuid, slugify, uuid } from '../../lib/ids.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import type { Runtime } from '../../runtime.js';
@@ -72,7 +73,9 @@ export async function createWorkspace(
 ): Promise<Workspace> {
   ctx.scope.requireOrganisationKey();
   // The slug is picked inside the insert's transaction (see retryOnSlugConflict).
-  return retryOnSlugConflict(() => ctx.em.transactional((em) => insertWorkspace(em, ctx.runtime, { ...input, organisationId: ctx.principal.organisationId })));
+  const workspace = await retryOnSlugConflict(() => ctx.em.transactional((em) => insertWorkspace(em, ctx.runtime, { ...input, organisationId: ctx.principal.organisationId })));
+  configCache(ctx.runtime).invalidate('workspaces');
+  return workspace;
 }
 
 export async function listWorkspaces(ctx: ServiceContext): Promise<Workspace[]> {
