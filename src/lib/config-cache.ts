@@ -19,7 +19,9 @@ export type CacheScope =
   /** A workspace's active usage-limit policies matching a request's terms. */
   | 'policies'
   /** A caller's home workspace (a workspace key's own, an organisation key's default). */
-  | 'workspaces';
+  | 'workspaces'
+  /** An assistant by id (what a new run copies from it). */
+  | 'assistants';
 
 type Listener = (scope: CacheScope) => void;
 

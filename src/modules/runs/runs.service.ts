@@ -8,6 +8,7 @@ import { cachedHomeWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { unixSeconds } from '../../lib/clock.js';
+import { configCache } from '../../lib/config-cache.js';
 import { prefixedId } from '../../lib/ids.js';
 import type { Workspace } from '../tenancy/workspace.entity.js';
 import { abandonAdmission, admissionCommitted, admitModelWork, recordAdmission, virtualKeyFromHeaders, type Admission, type ModelWorkContext, type ModelWorkKind } from './admission.js';
@@ -151,6 +152,7 @@ export async function modifyAssistant(ctx: ServiceContext, id: string, input: Mo
   if (input.top_p !== undefined) assistant.topP = input.top_p;
   if (input.response_format !== undefined) assistant.responseFormat = input.response_format ?? 'auto';
   await ctx.em.flush();
+  configCache(ctx.runtime).invalidate('assistants');
   return assistantObject(assistant);
 }
 
@@ -159,6 +161,7 @@ export async function deleteAssistant(ctx: ServiceContext, id: string): Promise<
   const assistant = await loadAssistant(ctx, id);
   await ctx.em.nativeDelete(AssistantSchema, { id: assistant.id });
   ctx.em.getUnitOfWork().unsetIdentity(assistant);
+  configCache(ctx.runtime).invalidate('assistants');
   return { id: assistant.id, object: 'assistant.deleted', deleted: true };
 }
 
@@ -344,9 +347,19 @@ export function listMessagesOfThreads(ctx: ServiceContext, threadIds: readonly s
 // ---------------------------------------------------------------------------------------------
 // Runs
 
+/**
+ * The assistant a new run copies its defaults from: a copy from the config cache (scope
+ * `assistants`, dropped when an assistant is modified or deleted), checked against the caller.
+ */
 async function assistantForRun(ctx: ServiceContext, assistantId: string, workspaceId: string): Promise<Assistant> {
-  const assistant = await loadAssistant(ctx, assistantId);
-  if (assistant.workspaceId !== workspaceId) throw notFound('assistant', assistantId);
+  const cache = configCache(ctx.runtime);
+  await cache.syncWith(ctx.em);
+  const assistant = await cache.get('assistants', assistantId, async () => {
+    const found = await ctx.em.findOne(AssistantSchema, { id: assistantId });
+    if (!found) throw notFound('assistant', assistantId); // a failed load is not kept
+    return { ...found };
+  });
+  if (!visible(ctx, assistant) || assistant.workspaceId !== workspaceId) throw notFound('assistant', assistantId);
   return assistant;
 }
 
