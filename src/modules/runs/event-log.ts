@@ -62,6 +62,18 @@ export async function appendEvents(
   return records;
 }
 
+/**
+ * The first events of a run created in `tx` and not yet flushed: numbered from 1 and counted on
+ * the new run row itself, so they are written by the same flush as the run, with no increment.
+ */
+export function appendFirstEvents(tx: EntityManager, runtime: Runtime, run: { id: string; eventSeq: number }, drafts: readonly EventDraft[]): RunEventRecord[] {
+  const now = runtime.clock.now();
+  const records = drafts.map((draft, i) => ({ sequence: run.eventSeq + i + 1, event: draft.event, data: draft.data }));
+  run.eventSeq += drafts.length;
+  for (const record of records) tx.create(RunEventSchema, { runId: run.id, ...record, createdAt: now });
+  return records;
+}
+
 export function publishEvents(runtime: Runtime, runId: string, records: readonly RunEventRecord[]): void {
   for (const record of records) runtime.pubsub.publish(runEventsTopic(runId), record);
 }

@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { unixSeconds } from '../../lib/clock.js';
 import type { Runtime } from '../../runtime.js';
 import { onRunFinished, type RunSummary } from './admission.js';
-import { appendEvents, execute, publishEvents, type EventDraft, type RunEventRecord } from './event-log.js';
+import { appendEvents, appendFirstEvents, execute, publishEvents, type EventDraft, type RunEventRecord } from './event-log.js';
 import { MessageSchema } from './message.entity.js';
 import { RunStepSchema, type StepStatus } from './run-step.entity.js';
 import { RunSchema, type Run } from './run.entity.js';
@@ -48,6 +48,13 @@ export class RunTx {
   async events(runId: string, drafts: EventDraft[], whileStatus?: RunStatus): Promise<RunEventRecord[]> {
     const records = await appendEvents(this.tx, this.runtime, runId, drafts, whileStatus);
     this.published.push({ runId, records });
+    return records;
+  }
+
+  /** The first events of a run this transaction creates, before its flush (see appendFirstEvents). */
+  firstEvents(run: Run, drafts: EventDraft[]): RunEventRecord[] {
+    const records = appendFirstEvents(this.tx, this.runtime, run, drafts);
+    this.published.push({ runId: run.id, records });
     return records;
   }
 

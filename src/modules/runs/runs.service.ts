@@ -518,9 +518,9 @@ export async function createRun(ctx: ModelWorkContext, threadId: string, input: 
     await claimThread(rtx, thread.id, runId);
     for (const message of extra) insertMessage(rtx.tx, thread, message, now);
     const created = insertRun(rtx.tx, ctx, thread, assistant, options, provider, now, runId);
+    rtx.firstEvents(created, [{ event: 'thread.run.created', data: runObject(created) }, runEvent(created)]);
     await rtx.tx.flush();
     await recordAdmission(rtx.tx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
-    await rtx.events(runId, [{ event: 'thread.run.created', data: runObject(created) }, runEvent(created)]);
     return created;
   }), (r) => r.id))!;
   runExecutor(ctx.runtime).enqueue(run.id);
@@ -548,13 +548,13 @@ export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThr
     const runId = prefixedId('run');
     const thread = insertThread(rtx.tx, workspace, newThread, now, runId);
     const created = insertRun(rtx.tx, ctx, thread, assistant, options, provider, now, runId);
-    await rtx.tx.flush();
-    await recordAdmission(rtx.tx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
-    await rtx.events(runId, [
+    rtx.firstEvents(created, [
       { event: 'thread.created', data: threadObject(thread) },
       { event: 'thread.run.created', data: runObject(created) },
       runEvent(created),
     ]);
+    await rtx.tx.flush();
+    await recordAdmission(rtx.tx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
     return created;
   }), (r) => r.id))!;
   runExecutor(ctx.runtime).enqueue(run.id);
