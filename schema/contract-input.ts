@@ -23,16 +23,22 @@ function core(schema: ZodTypeAny): ZodTypeAny {
   return schema;
 }
 
-/** Per contract, the fields that are lists of typed input objects (their keys are re-cased too). */
-const typedLists = new WeakMap<AnyZodObject, Set<string>>();
+/** Per contract, the fields that are typed input objects or lists of them (their keys are re-cased too). */
+const typedFields = new WeakMap<AnyZodObject, Set<string>>();
 
-/** The object schema of a field that is a list of typed input objects (`tool_outputs`), if it is one. */
-function listedObject(schema: ZodTypeAny): AnyZodObject | null {
-  const list = core(schema);
-  if (!(list instanceof z.ZodArray)) return null;
-  const item = core(list.element);
-  return item instanceof z.ZodObject ? item : null;
+/** The object schema of a field that is an object or a list of objects (`tool_outputs`), if it is one. */
+function nestedObject(schema: ZodTypeAny): { object: AnyZodObject; list: boolean } | null {
+  const field = core(schema);
+  if (field instanceof z.ZodObject) return { object: field, list: false };
+  if (!(field instanceof z.ZodArray)) return null;
+  const item = core(field.element);
+  return item instanceof z.ZodObject ? { object: item, list: true } : null;
 }
+
+const inputTypes = new Map<string, ContractInputRef>();
+
+/** A typed nested input: its GraphQL name, description, and its own typed fields. */
+export type NestedInput = readonly [name: string, description: string, fields?: Readonly<Record<string, NestedInput>>];
 
 function scalarOf(schema: ZodTypeAny): 'String' | 'Int' | 'Float' | 'Boolean' | 'JSON' {
   const inner = core(schema);
@@ -43,26 +49,31 @@ function scalarOf(schema: ZodTypeAny): 'String' | 'Int' | 'Float' | 'Boolean' | 
 }
 
 /**
- * The GraphQL input type of a contract. `lists` names the input types of fields that are lists of
- * objects (`{ tool_outputs: ['ToolOutputInput', 'The output of one tool call.'] }`); any other
- * object is JSON in wire shape.
+ * The GraphQL input type of a contract. `typed` names the input types of fields that are objects or
+ * lists of objects (`{ tool_outputs: ['ToolOutputInput', 'The output of one tool call.'] }`, with
+ * their own typed fields third); any other object is JSON in wire shape.
  */
-export function contractInputType(name: string, description: string, contract: AnyZodObject, lists: Record<string, [string, string]> = {}): ContractInputRef {
-  typedLists.set(contract, new Set(Object.keys(lists)));
+export function contractInputType(name: string, description: string, contract: AnyZodObject, typed: Readonly<Record<string, NestedInput>> = {}): ContractInputRef {
+  // A nested type used twice (on_success and on_fail share one) is built once.
+  const built = inputTypes.get(name);
+  if (built) return built;
+  typedFields.set(contract, new Set(Object.keys(typed)));
   const nested: Record<string, ContractInputRef> = Object.fromEntries(
-    Object.entries(lists).map(([key, [itemName, itemDescription]]) => [key, contractInputType(itemName, itemDescription, listedObject(contract.shape[key])!)]),
+    Object.entries(typed).map(([key, [itemName, itemDescription, fields]]) => [key, contractInputType(itemName, itemDescription, nestedObject(contract.shape[key])!.object, fields)]),
   );
-  return builder.inputType(name, {
+  const ref = builder.inputType(name, {
     description,
     fields: (t) =>
       Object.fromEntries(
         Object.entries(contract.shape as Record<string, ZodTypeAny>).map(([key, field]) => {
           const options = { description: field.description ?? key };
-          if (nested[key]) return [camelCase(key), t.field({ type: [nested[key]], ...options })];
+          if (nested[key]) return [camelCase(key), t.field({ type: nestedObject(field)!.list ? [nested[key]] : nested[key], ...options })];
           return [camelCase(key), t.field({ type: scalarOf(field), ...options })];
         }),
       ) as any,
   }) as unknown as ContractInputRef;
+  inputTypes.set(name, ref);
+  return ref;
 }
 
 /** Re-keys a contract's fields between wire names and GraphQL names; JSON values stay as they are. */
@@ -73,9 +84,9 @@ function rekey(contract: AnyZodObject, value: unknown, toWire: boolean): unknown
   for (const [key, field] of Object.entries(contract.shape as Record<string, ZodTypeAny>)) {
     const from = toWire ? camelCase(key) : key;
     if (!(from in source)) continue;
-    const item = typedLists.get(contract)?.has(key) ? listedObject(field) : null;
+    const item = typedFields.get(contract)?.has(key) ? nestedObject(field)!.object : null;
     const raw = source[from];
-    out[toWire ? key : camelCase(key)] = item && Array.isArray(raw) ? raw.map((entry) => rekey(item, entry, toWire)) : raw;
+    out[toWire ? key : camelCase(key)] = !item ? raw : Array.isArray(raw) ? raw.map((entry) => rekey(item, entry, toWire)) : rekey(item, raw, toWire);
   }
   return out;
 }

@@ -7,6 +7,7 @@ export { contractError, INT32_MAX, queryInteger } from '../src/lib/contract.js';
 export * as runsContract from '../src/modules/runs/runs.contract.js';
 export * as collectionsContract from '../src/modules/collections/collections.contract.js';
 export * as policiesContract from '../src/modules/policies/policies.contract.js';
+export * as guardrailsContract from '../src/modules/guardrails/guardrails.contract.js';
 export { graphqlInput } from './contract-input.js';
 export { pageQuery } from '../src/lib/paging.js';
 export { AI_PROVIDER_IDS } from '../src/modules/runs/models/providers.js';

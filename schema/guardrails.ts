@@ -5,7 +5,9 @@ import type { CheckOutcome } from '../src/modules/guardrails/evaluate.js';
 import type { Feedback, GuardrailActions, NormalizedCheck } from '../src/modules/guardrails/validate.js';
 import * as guardrails from '../src/modules/guardrails/guardrails.service.js';
 import type { Page } from '../src/modules/guardrails/guardrails.service.js';
+import * as contract from '../src/modules/guardrails/guardrails.contract.js';
 import { builder } from './builder.js';
+import { contractInputType, parseInput } from './contract-input.js';
 
 export const GuardrailStatusEnum = builder.enumType('GuardrailStatus', {
   description: 'Archived guardrails (DELETE) keep their versions and evaluations but are no longer evaluated or listed by default.',
@@ -176,89 +178,20 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const GuardrailFeedbackInput = builder.inputType('GuardrailFeedbackInput', {
-  description: 'A feedback record; omitted fields take the defaults.',
-  fields: (t) => ({
-    value: t.float({ description: 'Score (default 5 on success, -5 on failure).' }),
-    weight: t.float({ description: 'Weight (default 1).' }),
-    metadata: t.string({ description: 'Free text (default empty).' }),
-  }),
-});
-
-const GuardrailActionFeedbackInput = builder.inputType('GuardrailActionFeedbackInput', {
-  description: 'What an outcome records.',
-  fields: (t) => ({
-    feedback: t.field({ type: GuardrailFeedbackInput, description: 'The feedback record.' }),
-  }),
-});
-
-const GuardrailActionsInput = builder.inputType('GuardrailActionsInput', {
-  description: 'Actions; every omitted field takes its default (deny false, async false, feedback 5 / -5, weight 1).',
-  fields: (t) => ({
-    deny: t.boolean({ description: 'A failure refuses the request.' }),
-    async: t.boolean({ description: 'Evaluate after the response, only recording.' }),
-    onSuccess: t.field({ type: GuardrailActionFeedbackInput, description: 'Recorded when every check passes.' }),
-    onFail: t.field({ type: GuardrailActionFeedbackInput, description: 'Recorded when a check fails.' }),
-  }),
-});
-
-const GuardrailCheckInput = builder.inputType('GuardrailCheckInput', {
-  description: 'One check entry.',
-  fields: (t) => ({
-    id: t.string({ required: true, description: 'Check id, e.g. default.jwt.' }),
-    name: t.string({ description: 'Display name.' }),
-    isEnabled: t.boolean({ description: 'Default true.' }),
-    parameters: t.field({ type: 'JSON', description: 'The check’s parameters (validated per check; defaults applied).' }),
-  }),
-});
-
-const CreateGuardrailInput = builder.inputType('CreateGuardrailInput', {
-  description: 'A new guardrail.',
-  fields: (t) => ({
-    name: t.string({ required: true, description: 'Display name (1–255 characters).' }),
-    checks: t.field({ type: [GuardrailCheckInput], required: true, description: 'At least one check.' }),
-    actions: t.field({ type: GuardrailActionsInput, description: 'Actions (defaults when omitted).' }),
-    workspaceId: t.string({ description: 'Workspace (id or slug). Default: a workspace key’s own workspace; organisation-wide for organisation keys.' }),
-  }),
-});
-
-const UpdateGuardrailInput = builder.inputType('UpdateGuardrailInput', {
-  description: 'Any of name, checks, actions; omitted ones stay as they are. Writes a new version.',
-  fields: (t) => ({
-    name: t.string({ description: 'Display name.' }),
-    checks: t.field({ type: [GuardrailCheckInput], description: 'Replaces the checks (at least one).' }),
-    actions: t.field({ type: GuardrailActionsInput, description: 'Replaces the actions; omitted fields take the defaults.' }),
-  }),
-});
-
-type Maybe<T> = T | null | undefined;
-type FeedbackIn = Maybe<{ value?: Maybe<number>; weight?: Maybe<number>; metadata?: Maybe<string> }>;
-type ActionsIn = { deny?: Maybe<boolean>; async?: Maybe<boolean>; onSuccess?: Maybe<{ feedback?: FeedbackIn }>; onFail?: Maybe<{ feedback?: FeedbackIn }> };
-type CheckIn = { id: string; name?: Maybe<string>; isEnabled?: Maybe<boolean>; parameters?: unknown };
-
-/** Drops null/undefined keys: GraphQL's "not given" is the service's "take the default". */
-function defined<T extends Record<string, unknown>>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v != null)) as Partial<T>;
-}
-
-/** GraphQL input → the wire shape REST bodies and validate.ts speak. */
-function wireChecks(checks: Maybe<CheckIn[]>): unknown {
-  return checks?.map((c) => defined({ id: c.id, name: c.name, is_enabled: c.isEnabled, parameters: c.parameters }));
-}
-
-function wireActions(actions: Maybe<ActionsIn>): unknown {
-  if (!actions) return undefined;
-  const outcome = (o: Maybe<{ feedback?: FeedbackIn }>) => (o ? defined({ feedback: o.feedback ? defined(o.feedback) : undefined }) : undefined);
-  return defined({ deny: actions.deny, async: actions.async, on_success: outcome(actions.onSuccess), on_fail: outcome(actions.onFail) });
-}
+const CreateGuardrailInput = contractInputType('CreateGuardrailInput', 'A new guardrail.', contract.createGuardrailContract, contract.GRAPHQL_NESTED);
+const UpdateGuardrailInput = contractInputType(
+  'UpdateGuardrailInput',
+  'Any of name, checks, actions; omitted ones stay as they are. Writes a new version.',
+  contract.updateGuardrailContract,
+  contract.GRAPHQL_NESTED,
+);
 
 builder.mutationFields((t) => ({
   createGuardrail: t.field({
     type: GuardrailRef,
     description: 'Creates a guardrail and its first version.',
     args: { input: t.arg({ type: CreateGuardrailInput, required: true, description: 'The guardrail.' }) },
-    resolve: (_root, { input }, ctx) =>
-      guardrails.createGuardrail(ctx, { name: input.name, checks: wireChecks(input.checks), actions: wireActions(input.actions), workspaceId: input.workspaceId }),
+    resolve: (_root, { input }, ctx) => guardrails.createGuardrail(ctx, parseInput(contract.createGuardrailContract, input)),
   }),
   updateGuardrail: t.field({
     type: GuardrailRef,
@@ -267,8 +200,7 @@ builder.mutationFields((t) => ({
       idOrSlug: t.arg.string({ required: true, description: 'UUID or slug.' }),
       input: t.arg({ type: UpdateGuardrailInput, required: true, description: 'What changes.' }),
     },
-    resolve: (_root, { idOrSlug, input }, ctx) =>
-      guardrails.updateGuardrail(ctx, idOrSlug, { name: input.name, checks: wireChecks(input.checks), actions: wireActions(input.actions) }),
+    resolve: (_root, { idOrSlug, input }, ctx) => guardrails.updateGuardrail(ctx, idOrSlug, parseInput(contract.updateGuardrailContract, input)),
   }),
   deleteGuardrail: t.field({
     type: GuardrailRef,

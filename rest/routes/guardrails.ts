@@ -1,16 +1,6 @@
-import { createGuardrailBody, listGuardrailsQuery, updateGuardrailBody, type GuardrailActionsBody, type GuardrailCheckBody } from '../bodies/guardrails.js';
+import { createGuardrailBody, listGuardrailsQuery, updateGuardrailBody } from '../bodies/guardrails.js';
+import { graphqlInput, guardrailsContract } from '../../schema/contracts.js';
 import type { RouteRow } from '../route.js';
-
-/** Wire check entries → GraphQL `GuardrailCheckInput`. */
-function checksInput(checks: GuardrailCheckBody[] | null | undefined) {
-  return checks?.map((c) => ({ id: c.id, name: c.name, isEnabled: c.is_enabled, parameters: c.parameters }));
-}
-
-/** Wire actions → GraphQL `GuardrailActionsInput`. */
-function actionsInput(actions: GuardrailActionsBody | null | undefined) {
-  if (!actions) return actions;
-  return { deny: actions.deny, async: actions.async, onSuccess: actions.on_success, onFail: actions.on_fail };
-}
 
 /** A stored check entry has a name only when one was given: no `"name": null` on the wire. */
 function wireGuardrail(guardrail: { checks: Array<Record<string, unknown>> }) {
@@ -24,9 +14,7 @@ export const guardrailsRoutes: RouteRow[] = [
     path: '/v1/guardrails',
     operation: 'RestCreateGuardrail',
     body: createGuardrailBody,
-    variables: ({ body }) => ({
-      input: { name: body.name, checks: checksInput(body.checks), actions: actionsInput(body.actions), workspaceId: body.workspace_id },
-    }),
+    variables: ({ body }) => ({ input: graphqlInput(guardrailsContract.createGuardrailContract, body) }),
   },
   {
     method: 'GET',
@@ -47,10 +35,7 @@ export const guardrailsRoutes: RouteRow[] = [
     path: '/v1/guardrails/:guardrailId',
     operation: 'RestUpdateGuardrail',
     body: updateGuardrailBody,
-    variables: ({ params, body }) => ({
-      id: params.guardrailId,
-      input: { name: body.name, checks: checksInput(body.checks), actions: actionsInput(body.actions) },
-    }),
+    variables: ({ params, body }) => ({ id: params.guardrailId, input: graphqlInput(guardrailsContract.updateGuardrailContract, body) }),
   },
   {
     method: 'DELETE',

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { expectBothDoors } from '../helpers/both-doors.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -16,12 +17,6 @@ const CREATE = 'mutation($input: CreateUsageLimitsPolicyInput!) { createUsageLim
 const UPDATE = 'mutation($id: ID!, $input: UpdateUsageLimitsPolicyInput!) { updateUsageLimitsPolicy(id: $id, input: $input) { id } }';
 const wire = { conditions: [{ key: 'workspace_id', value: '*' }], group_by: [{ key: 'api_key' }], type: 'tokens', credit_limit: 100 };
 const graphql = { conditions: [{ key: 'workspace_id', value: '*' }], groupBy: [{ key: 'api_key' }], type: 'tokens', creditLimit: 100 };
-
-async function expectBoth(rest: Promise<{ status: number; body: any }>, gql: Promise<{ errors?: any[] }>, message: string, param: string, code: string) {
-  const r = await rest;
-  expect({ status: r.status, body: r.body }).toEqual({ status: 400, body: { error: { message, type: 'invalid_request_error', param, code } } });
-  expect((await gql).errors?.[0]).toMatchObject({ message, extensions: { status: 400, param, code } });
-}
 
 describe('both front doors, one contract', () => {
   it.each([
@@ -42,7 +37,7 @@ describe('both front doors, one contract', () => {
     [{ workspace_id: '' }, { workspaceId: '' }, "'workspace_id' must be a workspace id or slug.", 'workspace_id', 'invalid_value'],
     [{ alert_threshold: 100 }, { alertThreshold: 100 }, 'alert_threshold must be less than credit_limit.', 'alert_threshold', 'invalid_value'],
   ])('create %j', async (restChange, gqlChange, message, param, code) => {
-    await expectBoth(t.request('POST', BASE, { body: { ...wire, ...restChange } }), t.graphql(CREATE, { input: { ...graphql, ...gqlChange } }), message, param, code);
+    await expectBothDoors(t.request('POST', BASE, { body: { ...wire, ...restChange } }), t.graphql(CREATE, { input: { ...graphql, ...gqlChange } }), message, param, code);
   });
 
   it.each([
@@ -60,6 +55,6 @@ describe('both front doors, one contract', () => {
     const created = await t.request('POST', BASE, { body: wire });
     expect(created.status).toBe(200);
     const id = created.body.id;
-    await expectBoth(t.request('PUT', `${BASE}/${id}`, { body: restChange }), t.graphql(UPDATE, { id, input: gqlChange }), message, param, code);
+    await expectBothDoors(t.request('PUT', `${BASE}/${id}`, { body: restChange }), t.graphql(UPDATE, { id, input: gqlChange }), message, param, code);
   });
 });

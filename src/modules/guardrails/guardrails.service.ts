@@ -9,39 +9,9 @@ import { validateName } from '../tenancy/tenancy.service.js';
 import { GuardrailEvaluationSchema, type GuardrailEvaluation, type GuardrailStage } from './guardrail-evaluation.entity.js';
 import { GuardrailVersionSchema, type GuardrailVersion } from './guardrail-version.entity.js';
 import { GuardrailSchema, type Guardrail, type GuardrailStatus } from './guardrail.entity.js';
-import { normalizeActions, validateChecks, type GuardrailActions, type NormalizedCheck } from './validate.js';
+import type { CreateGuardrailInput, UpdateGuardrailInput } from './guardrails.contract.js';
 
 export type { Page } from '../../lib/paging.js';
-
-/**
- * Check entries and actions arrive in wire terms (`is_enabled`, `on_success.feedback`), as
- * docs/contract.md#guardrails and the stored records spell them; validate.ts judges them and applies defaults.
- */
-export interface CreateGuardrailInput {
-  name: string;
-  checks: unknown;
-  actions?: unknown;
-  /** Id or slug. Omitted: a workspace key's own workspace; organisation-wide for organisation keys. */
-  workspaceId?: string | null;
-}
-
-export interface UpdateGuardrailInput {
-  name?: string | null;
-  checks?: unknown;
-  actions?: unknown;
-}
-
-function checkedChecks(checks: unknown): NormalizedCheck[] {
-  const result = validateChecks(checks);
-  if (!result.ok) throw new BadRequestError(result.message, { param: result.param, code: 'invalid_value' });
-  return result.checks;
-}
-
-function checkedActions(actions: unknown): GuardrailActions {
-  const result = normalizeActions(actions);
-  if (!result.ok) throw new BadRequestError(result.message, { param: result.param, code: 'invalid_value' });
-  return result.actions;
-}
 
 function notFound(idOrSlug: string): NotFoundError {
   return new NotFoundError(`Guardrail not found: '${idOrSlug}'.`, { param: 'guardrail_id', code: 'guardrail_not_found' });
@@ -67,11 +37,10 @@ function requireWritable(principal: Principal, guardrail: Guardrail): void {
 
 export async function createGuardrail(ctx: ServiceContext, input: CreateGuardrailInput): Promise<Guardrail> {
   const name = validateName(input.name);
-  const checks = checkedChecks(input.checks);
-  const actions = checkedActions(input.actions);
+  const { checks, actions } = input;
   const workspaceId =
-    input.workspaceId || ctx.principal.workspaceId
-      ? (await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId ?? null)).id
+    input.workspace_id || ctx.principal.workspaceId
+      ? (await resolveWorkspace(ctx.em, ctx.principal, input.workspace_id ?? null)).id
       : null;
   const now = ctx.runtime.clock.now();
   const keyId = ctx.principal.apiKeyId;
@@ -117,8 +86,8 @@ export async function updateGuardrail(ctx: ServiceContext, idOrSlug: string, inp
   requireWritable(ctx.principal, current);
   const changes: Partial<Pick<Guardrail, 'name' | 'checks' | 'actions'>> = {};
   if (input.name != null) changes.name = validateName(input.name);
-  if (input.checks != null) changes.checks = checkedChecks(input.checks);
-  if (input.actions != null) changes.actions = checkedActions(input.actions);
+  if (input.checks != null) changes.checks = input.checks;
+  if (input.actions != null) changes.actions = input.actions;
   if (!Object.keys(changes).length) {
     throw new BadRequestError("Nothing to update: send at least one of 'name', 'checks', 'actions'.", { code: 'missing_required_parameter' });
   }

@@ -22,11 +22,22 @@ export interface GuardrailActions {
   on_fail: { feedback: Feedback };
 }
 
-/** `param` is the wire path of the offending input, ready for the error envelope (docs/contract.md#errors). */
-export type ValidationFailure = { ok: false; param: string; message: string };
+/** A check entry once its contract has checked the types (`checks[i]` of a create or update). */
+export interface CheckEntry {
+  id: string;
+  name?: string | null;
+  is_enabled?: boolean | null;
+  parameters?: Record<string, unknown> | null;
+}
 
-/** `a.b[0].c` from a base and a zod issue path. */
-export function paramPath(base: string, path: ReadonlyArray<string | number>): string {
+/**
+ * `at` is the wire path of the offending input relative to the checks list, `param` the same path
+ * from the body's root, ready for the error envelope (docs/contract.md#errors).
+ */
+export type ValidationFailure = { ok: false; param: string; at: (string | number)[]; message: string };
+
+/** `a.b[0].c` from a base and a path. */
+function paramPath(base: string, path: ReadonlyArray<string | number>): string {
   return path.reduce<string>((acc, part) => (typeof part === 'number' ? `${acc}[${part}]` : `${acc}.${part}`), base);
 }
 
@@ -40,45 +51,30 @@ function describeIssue(issue: z.ZodIssue): string {
   return issue.message.replace(/^(Number|String|Array) must/, 'must');
 }
 
-/** The first zod issue as a failure: one clear problem at a time, like the rest of the API. */
-export function issueToFailure(base: string, error: z.ZodError): ValidationFailure {
-  const issue = error.issues[0]!;
-  const param = paramPath(base, issue.path);
-  return { ok: false, param, message: `Invalid ${param}: ${describeIssue(issue)}.` };
+function failure(at: (string | number)[], problem: string): ValidationFailure {
+  const param = paramPath('checks', at);
+  return { ok: false, param, at, message: `Invalid ${param}: ${problem}.` };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
- * Write-time validation of a guardrail's `checks`: known ids, well-typed entry fields, and each
- * check's parameters (regexes must compile, JSON schemas must be valid). Returns the checks with
- * defaults applied, so stored records are complete.
+ * Write-time judgement of a guardrail's typed `checks`: at least one, known ids, and each check's
+ * parameters (regexes must compile, JSON schemas must be valid). Returns the checks with defaults
+ * applied, so stored records are complete.
  */
-export function validateChecks(checks: unknown): { ok: true; checks: NormalizedCheck[] } | ValidationFailure {
-  if (!Array.isArray(checks)) return { ok: false, param: 'checks', message: 'Invalid checks: must be an array.' };
-  if (checks.length === 0) return { ok: false, param: 'checks', message: 'Invalid checks: must contain at least one check.' };
+export function validateChecks(checks: readonly CheckEntry[]): { ok: true; checks: NormalizedCheck[] } | ValidationFailure {
+  if (checks.length === 0) return failure([], 'must contain at least one check');
   const out: NormalizedCheck[] = [];
   for (const [i, entry] of checks.entries()) {
-    const at = `checks[${i}]`;
-    if (!isObject(entry)) return { ok: false, param: at, message: `Invalid ${at}: must be an object.` };
-    if (typeof entry.id !== 'string') {
-      return { ok: false, param: `${at}.id`, message: `Invalid ${at}.id: ${entry.id === undefined ? 'is required' : 'must be a string'}.` };
-    }
     const check = checkRegistry.get(entry.id);
-    if (!check) {
-      return { ok: false, param: `${at}.id`, message: `Invalid ${at}.id: unknown check "${entry.id}". Known checks: ${[...checkRegistry.keys()].join(', ')}.` };
+    if (!check) return failure([i, 'id'], `unknown check "${entry.id}". Known checks: ${[...checkRegistry.keys()].join(', ')}`);
+    const parsed = check.parameters.safeParse(entry.parameters ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return failure([i, 'parameters', ...issue.path], describeIssue(issue));
     }
-    if (entry.name !== undefined && typeof entry.name !== 'string') return { ok: false, param: `${at}.name`, message: `Invalid ${at}.name: must be a string.` };
-    if (entry.is_enabled !== undefined && typeof entry.is_enabled !== 'boolean') {
-      return { ok: false, param: `${at}.is_enabled`, message: `Invalid ${at}.is_enabled: must be a boolean.` };
-    }
-    const rawParams = entry.parameters ?? {};
-    if (!isObject(rawParams)) return { ok: false, param: `${at}.parameters`, message: `Invalid ${at}.parameters: must be an object.` };
-    const parsed = check.parameters.safeParse(rawParams);
-    if (!parsed.success) return issueToFailure(`${at}.parameters`, parsed.error);
     out.push({
       id: entry.id,
-      ...(entry.name !== undefined ? { name: entry.name } : {}),
+      ...(entry.name != null ? { name: entry.name } : {}),
       is_enabled: entry.is_enabled ?? true,
       parameters: parsed.data as Record<string, unknown>,
     });
@@ -86,25 +82,24 @@ export function validateChecks(checks: unknown): { ok: true; checks: NormalizedC
   return { ok: true, checks: out };
 }
 
-const feedback = (value: number) =>
-  z
-    .object({
-      value: z.number().finite().default(value),
-      weight: z.number().finite().default(1),
-      metadata: z.string().default(''),
-    })
-    .default({});
+type Maybe<T> = T | null | undefined;
+type FeedbackEntry = Maybe<{ value?: Maybe<number>; weight?: Maybe<number>; metadata?: Maybe<string> }>;
+type OutcomeEntry = Maybe<{ feedback?: FeedbackEntry }>;
+/** Actions once their contract has checked the types; any field may be omitted. */
+export type ActionsEntry = Maybe<{ deny?: Maybe<boolean>; async?: Maybe<boolean>; on_success?: OutcomeEntry; on_fail?: OutcomeEntry }>;
 
-const actionsSchema = z.object({
-  deny: z.boolean().default(false),
-  async: z.boolean().default(false),
-  on_success: z.object({ feedback: feedback(5) }).default({}),
-  on_fail: z.object({ feedback: feedback(-5) }).default({}),
+const feedbackOf = (entry: FeedbackEntry, value: number): Feedback => ({
+  value: entry?.value ?? value,
+  weight: entry?.weight ?? 1,
+  metadata: entry?.metadata ?? '',
 });
 
 /** The documented defaults (feedback 5 / -5, weight 1) for every omitted field, including single fields inside a feedback object. */
-export function normalizeActions(actions?: unknown): { ok: true; actions: GuardrailActions } | ValidationFailure {
-  const parsed = actionsSchema.safeParse(actions ?? {});
-  if (!parsed.success) return issueToFailure('actions', parsed.error);
-  return { ok: true, actions: parsed.data };
+export function normalizeActions(actions?: ActionsEntry): GuardrailActions {
+  return {
+    deny: actions?.deny ?? false,
+    async: actions?.async ?? false,
+    on_success: { feedback: feedbackOf(actions?.on_success?.feedback, 5) },
+    on_fail: { feedback: feedbackOf(actions?.on_fail?.feedback, -5) },
+  };
 }

@@ -2,14 +2,13 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateGuardrail, evaluateGuardrails } from '../../../src/modules/guardrails/evaluate.js';
 import { createJwksCache } from '../../../src/modules/guardrails/checks/jwks-cache.js';
-import { normalizeActions, validateChecks, type GuardrailActions } from '../../../src/modules/guardrails/validate.js';
+import { normalizeActions, validateChecks, type ActionsEntry, type CheckEntry } from '../../../src/modules/guardrails/validate.js';
 import { startJwksServer, type JwksServer } from './jwks-server.js';
 
-function guardrail(checks: unknown[], actions?: unknown) {
+function guardrail(checks: CheckEntry[], actions?: ActionsEntry) {
   const c = validateChecks(checks);
-  const a = normalizeActions(actions);
-  if (!c.ok || !a.ok) throw new Error('bad fixture');
-  return { checks: c.checks, actions: a.actions };
+  if (!c.ok) throw new Error('bad fixture');
+  return { checks: c.checks, actions: normalizeActions(actions) };
 }
 
 const ctx = { text: 'hello world', model: 'gpt-4o', headers: {} };
@@ -61,14 +60,14 @@ describe('evaluateGuardrail', () => {
   });
 
   it('fails unknown ids and invalid stored parameters instead of throwing', async () => {
-    const actions = normalizeActions() as { ok: true; actions: GuardrailActions };
+    const actions = normalizeActions();
     const out = await evaluateGuardrail(
       {
         checks: [
           { id: 'default.gone', is_enabled: true, parameters: {} },
           { id: 'default.regexMatch', is_enabled: true, parameters: { rule: '(' } },
         ],
-        actions: actions.actions,
+        actions,
       },
       ctx,
     );

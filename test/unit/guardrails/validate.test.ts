@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseContract } from '../../../src/lib/contract.js';
+import { createGuardrailContract } from '../../../src/modules/guardrails/guardrails.contract.js';
 import { normalizeActions, validateChecks } from '../../../src/modules/guardrails/validate.js';
 
 const jwtParams = { jwksUri: 'https://issuer.example/.well-known/jwks.json', headerKey: 'Authorization' };
@@ -25,24 +27,17 @@ describe('validateChecks', () => {
     });
   });
 
+  // Types (entries are objects, id a string, …) are the contract's: these are the rules over values.
   it.each([
-    [[], 'checks', 'Invalid checks: must contain at least one check.'],
-    [[null], 'checks[0]', 'Invalid checks[0]: must be an object.'],
-    [[{ parameters: {} }], 'checks[0].id', 'Invalid checks[0].id: is required.'],
+    [[], 'checks', [], 'Invalid checks: must contain at least one check.'],
     [
       [{ id: 'default.alluppercase' }, { id: 'default.nope' }],
       'checks[1].id',
+      [1, 'id'],
       expect.stringMatching(/^Invalid checks\[1\]\.id: unknown check "default\.nope"\. Known checks: default\.jwt, /),
     ],
-    [[{ id: 'default.alluppercase', name: 3 }], 'checks[0].name', 'Invalid checks[0].name: must be a string.'],
-    [[{ id: 'default.alluppercase', is_enabled: 'yes' }], 'checks[0].is_enabled', 'Invalid checks[0].is_enabled: must be a boolean.'],
-    [[{ id: 'default.alluppercase', parameters: [] }], 'checks[0].parameters', 'Invalid checks[0].parameters: must be an object.'],
-  ])('rejects %j at %s', (checks, param, message) => {
-    expect(validateChecks(checks)).toEqual({ ok: false, param, message });
-  });
-
-  it('rejects a non-array', () => {
-    expect(validateChecks({})).toEqual({ ok: false, param: 'checks', message: 'Invalid checks: must be an array.' });
+  ])('rejects %j at %s', (checks, param, at, message) => {
+    expect(validateChecks(checks)).toEqual({ ok: false, param, at, message });
   });
 
   it.each([
@@ -58,13 +53,14 @@ describe('validateChecks', () => {
     [{ ...jwtParams, cacheMaxAge: 0 }, 'checks[0].parameters.cacheMaxAge', 'Invalid checks[0].parameters.cacheMaxAge: must be greater than or equal to 1.'],
     [{ ...jwtParams, algorithms: [] }, 'checks[0].parameters.algorithms', 'Invalid checks[0].parameters.algorithms: must list at least one algorithm.'],
   ])('default.jwt parameters %j → %s', (parameters, param, message) => {
-    expect(validateChecks([{ id: 'default.jwt', parameters }])).toEqual({ ok: false, param, message });
+    expect(validateChecks([{ id: 'default.jwt', parameters }])).toMatchObject({ ok: false, param, message });
   });
 
   it('rejects a regex that does not compile', () => {
     expect(validateChecks([{ id: 'default.alluppercase' }, { id: 'default.regexMatch', parameters: { rule: 'a(b' } }])).toEqual({
       ok: false,
       param: 'checks[1].parameters.rule',
+      at: [1, 'parameters', 'rule'],
       message: 'Invalid checks[1].parameters.rule: is not a valid regular expression: Invalid regular expression: /a(b/: Unterminated group.',
     });
     expect(validateChecks([{ id: 'default.regexMatch', parameters: {} }])).toMatchObject({ param: 'checks[0].parameters.rule', message: 'Invalid checks[0].parameters.rule: is required.' });
@@ -83,13 +79,13 @@ describe('validateChecks', () => {
   });
 
   it('rejects bad text-check parameters with their path', () => {
-    expect(validateChecks([{ id: 'default.wordCount', parameters: { minWords: 5, maxWords: 2 } }])).toEqual({
+    expect(validateChecks([{ id: 'default.wordCount', parameters: { minWords: 5, maxWords: 2 } }])).toMatchObject({
       ok: false,
       param: 'checks[0].parameters.maxWords',
       message: 'Invalid checks[0].parameters.maxWords: must be greater than or equal to minWords (5).',
     });
     expect(validateChecks([{ id: 'default.contains', parameters: { words: ['a'], operator: 'some' } }])).toMatchObject({ param: 'checks[0].parameters.operator' });
-    expect(validateChecks([{ id: 'default.contains', parameters: { words: [] } }])).toEqual({
+    expect(validateChecks([{ id: 'default.contains', parameters: { words: [] } }])).toMatchObject({
       ok: false,
       param: 'checks[0].parameters.words',
       message: 'Invalid checks[0].parameters.words: must list at least one word or phrase.',
@@ -113,19 +109,22 @@ describe('normalizeActions', () => {
   };
 
   it('applies the documented defaults', () => {
-    expect(normalizeActions()).toEqual({ ok: true, actions: defaults });
-    expect(normalizeActions(null)).toEqual({ ok: true, actions: defaults });
-    expect(normalizeActions({ deny: true, on_fail: { feedback: { value: -10 } } })).toEqual({
-      ok: true,
-      actions: { ...defaults, deny: true, on_fail: { feedback: { value: -10, weight: 1, metadata: '' } } },
-    });
+    expect(normalizeActions()).toEqual(defaults);
+    expect(normalizeActions(null)).toEqual(defaults);
+    expect(normalizeActions({ deny: true, on_fail: { feedback: { value: -10 } } })).toEqual({ ...defaults, deny: true, on_fail: { feedback: { value: -10, weight: 1, metadata: '' } } });
   });
 
-  it('reports the offending field', () => {
-    expect(normalizeActions({ deny: 'yes' })).toEqual({ ok: false, param: 'actions.deny', message: 'Invalid actions.deny: must be a boolean (got string).' });
-    expect(normalizeActions({ async: 1 })).toMatchObject({ ok: false, param: 'actions.async' });
-    expect(normalizeActions({ on_success: { feedback: { weight: 'heavy' } } })).toMatchObject({ ok: false, param: 'actions.on_success.feedback.weight' });
-    expect(normalizeActions({ on_fail: { feedback: { metadata: 3 } } })).toMatchObject({ ok: false, param: 'actions.on_fail.feedback.metadata' });
-    expect(normalizeActions('deny')).toMatchObject({ ok: false, param: 'actions' });
+  it('the contract applies them and reports the offending field', () => {
+    const parse = (actions: unknown) => parseContract(createGuardrailContract, { name: 'x', checks: [{ id: 'default.alluppercase' }], actions });
+    expect(parse(undefined).actions).toEqual(defaults);
+    expect(() => parse({ deny: 'yes' })).toThrow("Invalid type for 'actions.deny': expected a boolean, but got a string instead.");
+    for (const [actions, param] of [
+      [{ async: 1 }, 'actions.async'],
+      [{ on_success: { feedback: { weight: 'heavy' } } }, 'actions.on_success.feedback.weight'],
+      [{ on_fail: { feedback: { metadata: 3 } } }, 'actions.on_fail.feedback.metadata'],
+      ['deny', 'actions'],
+    ] as const) {
+      expect(() => parse(actions)).toThrow(expect.objectContaining({ param }));
+    }
   });
 });
