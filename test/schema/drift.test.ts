@@ -33,11 +33,11 @@ describe('drift', () => {
     expect(documented).toEqual(table);
   });
 
-  it('rest/ imports from src/ only the HTTP helpers of src/http/, never the domain', () => {
+  it('rest/ imports from src/ only the HTTP helpers of src/http/ and the domain-free helpers of src/lib/, never the domain', () => {
     const offenders = filesUnder(join(root, 'rest'))
       .filter((file) => file.endsWith('.ts'))
       .flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\()['"]((?:\.\.\/)+src\/[^'"]+)['"]/g)].map((m) => `${file}: ${m[1]}`))
-      .filter((use) => !/: (\.\.\/)+src\/http\//.test(use));
+      .filter((use) => !/: (\.\.\/)+src\/(http|lib)\//.test(use));
     expect(offenders).toEqual([]);
   });
 });
