@@ -21,7 +21,9 @@ export type CacheScope =
   /** A caller's home workspace (a workspace key's own, an organisation key's default). */
   | 'workspaces'
   /** An assistant by id (what a new run copies from it). */
-  | 'assistants';
+  | 'assistants'
+  /** A provider's guardrail refs resolved in a workspace (each guardrail at its current version). */
+  | 'guardrails';
 
 type Listener = (scope: CacheScope) => void;
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { GuardrailDeniedError } from '../../errors.js';
+import { configCache } from '../../lib/config-cache.js';
 import { isUuid, uuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
 import type { CheckContext } from './checks/check.js';
@@ -127,7 +128,12 @@ export interface EngineOptions {
  */
 export async function evaluateForRequest(runtime: Runtime, input: EvaluateForRequestInput, options: EngineOptions = {}): Promise<RequestEvaluation> {
   const em = runtime.fork();
-  const resolved = await resolveGuardrailRefs(em, input, input.guardrailRefs);
+  // From the config cache (scope `guardrails`, dropped by every guardrail write): a provider's refs
+  // resolve to the same guardrails, at the same versions, until one of them changes.
+  const cache = configCache(runtime);
+  await cache.syncWith(em);
+  const key = JSON.stringify([input.organisationId, input.workspaceId, input.guardrailRefs]);
+  const resolved = await cache.get('guardrails', key, () => resolveGuardrailRefs(em, input, input.guardrailRefs));
   const log = runtime.logger.child({ requestId: input.requestId ?? undefined, runId: input.runId ?? undefined });
   if (resolved.missing.length) {
     log.warn({ refs: resolved.missing, stage: input.stage }, 'guardrail refs name no visible guardrail; denying (fail closed)');

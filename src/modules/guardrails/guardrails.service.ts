@@ -3,6 +3,7 @@ import type { Principal } from '../../auth/principal.js';
 import { canSeeWorkspace, requireOrganisationKey, resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
+import { configCache } from '../../lib/config-cache.js';
 import { isUuid, prefixedId, uuid } from '../../lib/ids.js';
 import { findPage, type Page, type PageInput } from '../../lib/paging.js';
 import { validateName } from '../tenancy/tenancy.service.js';
@@ -44,7 +45,7 @@ export async function createGuardrail(ctx: ServiceContext, input: CreateGuardrai
       : null;
   const now = ctx.runtime.clock.now();
   const keyId = ctx.principal.apiKeyId;
-  return ctx.em.transactional(async (tx) => {
+  const created = await ctx.em.transactional(async (tx) => {
     const guardrail = tx.create(GuardrailSchema, {
       id: uuid(),
       slug: prefixedId('guard'),
@@ -75,6 +76,8 @@ export async function createGuardrail(ctx: ServiceContext, input: CreateGuardrai
     await tx.flush();
     return guardrail;
   });
+  guardrailsChanged(ctx);
+  return created;
 }
 
 /**
@@ -94,7 +97,7 @@ export async function updateGuardrail(ctx: ServiceContext, idOrSlug: string, inp
   if (current.status === 'archived') throw archived(current);
   const now = ctx.runtime.clock.now();
   const versionId = uuid();
-  return ctx.em.transactional(async (tx) => {
+  const changed = await ctx.em.transactional(async (tx) => {
     // Write first (the version counter, atomically), then read: concurrent updates get distinct numbers.
     const updated = await tx.nativeUpdate(
       GuardrailSchema,
@@ -116,6 +119,8 @@ export async function updateGuardrail(ctx: ServiceContext, idOrSlug: string, inp
     await tx.flush();
     return guardrail;
   });
+  guardrailsChanged(ctx);
+  return changed;
 }
 
 function archived(guardrail: Guardrail): BadRequestError {
@@ -133,8 +138,14 @@ export async function archiveGuardrail(ctx: ServiceContext, idOrSlug: string): P
     guardrail.updatedAt = now;
     guardrail.updatedBy = ctx.principal.apiKeyId;
     await ctx.em.flush();
+    guardrailsChanged(ctx);
   }
   return guardrail;
+}
+
+/** Data-plane lookups of guardrails by ref (evaluation.service.ts) are cached: every write drops them. */
+function guardrailsChanged(ctx: ServiceContext): void {
+  configCache(ctx.runtime).invalidate('guardrails');
 }
 
 export interface ListGuardrailsInput extends PageInput {

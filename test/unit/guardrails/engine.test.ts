@@ -266,6 +266,17 @@ describe('evaluateForRequest: actions, versions, refs', () => {
     expect(stored.data.guardrailEvaluations.data.map((e: { versionId: string }) => e.versionId).sort()).toEqual([g.version_id, updated.body.version_id].sort());
   });
 
+  it('the same refs see every write at once (their lookup is cached): a new version, then the archive', async () => {
+    const g = await guardrail({ name: 'Cached', checks: [{ id: 'default.contains', parameters: { words: ['alpha'] } }] });
+    const refs = [g.slug];
+    expect((await evaluateForRequest(t.app.runtime, input(refs, { text: 'alpha' }))).results[0]).toMatchObject({ version_id: g.version_id, verdict: true });
+    const updated = await t.request('PUT', `/v1/guardrails/${g.id}`, { body: { checks: [{ id: 'default.contains', parameters: { words: ['beta'] } }] } });
+    expect((await evaluateForRequest(t.app.runtime, input(refs, { text: 'alpha' }))).results[0]).toMatchObject({ version_id: updated.body.version_id, verdict: false });
+    await t.request('DELETE', `/v1/guardrails/${g.id}`);
+    const out = await evaluateForRequest(t.app.runtime, input(refs, { text: 'alpha' }));
+    expect({ results: out.results, skipped: out.skipped }).toEqual({ results: [], skipped: [{ ref: g.slug, id: g.id, slug: g.slug, reason: 'archived' }] });
+  });
+
   it('unknown refs fail closed; archived guardrails are skipped; a guardrail named twice runs once', async () => {
     const live = await guardrail({ name: 'Live', checks: [{ id: 'default.wordCount', parameters: { maxWords: 100 } }] });
     const gone = await guardrail({ name: 'Gone', checks: [{ id: 'default.wordCount', parameters: { maxWords: 0 } }], actions: { deny: true } });
