@@ -68,6 +68,9 @@ export function contractInputType(name: string, description: string, contract: A
         Object.entries(contract.shape as Record<string, ZodTypeAny>).map(([key, field]) => {
           const options = { description: field.description ?? key };
           if (nested[key]) return [camelCase(key), t.field({ type: nestedObject(field)!.list ? [nested[key]] : nested[key], ...options })];
+          const inner = core(field);
+          // A list of scalars is a typed list (`[String]`); a list of anything else is JSON.
+          if (inner instanceof z.ZodArray && scalarOf(inner.element) !== 'JSON') return [camelCase(key), t.field({ type: [scalarOf(inner.element)], ...options })];
           return [camelCase(key), t.field({ type: scalarOf(field), ...options })];
         }),
       ) as any,

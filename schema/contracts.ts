@@ -8,6 +8,7 @@ export * as runsContract from '../src/modules/runs/runs.contract.js';
 export * as collectionsContract from '../src/modules/collections/collections.contract.js';
 export * as policiesContract from '../src/modules/policies/policies.contract.js';
 export * as guardrailsContract from '../src/modules/guardrails/guardrails.contract.js';
+export * as providersContract from '../src/modules/integrations/providers.contract.js';
 export { graphqlInput } from './contract-input.js';
 export { pageQuery } from '../src/lib/paging.js';
 export { AI_PROVIDER_IDS } from '../src/modules/runs/models/providers.js';

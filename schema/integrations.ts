@@ -5,7 +5,9 @@ import type { Provider } from '../src/modules/integrations/provider.entity.js';
 import { MODEL_PROVIDERS, type AiProviderId } from '../src/modules/runs/models/providers.js';
 import * as providers from '../src/modules/integrations/providers.service.js';
 import type { WorkspaceAccess } from '../src/modules/integrations/workspace-access.entity.js';
+import * as providersContract from '../src/modules/integrations/providers.contract.js';
 import { builder } from './builder.js';
+import { contractInputType, parseInput } from './contract-input.js';
 
 const AiProviderIdEnum = builder.enumType('AiProviderId', {
   description: 'Which kind of model provider an integration reaches.',
@@ -277,28 +279,8 @@ const UpdateIntegrationWorkspacesInput = builder.inputType('UpdateIntegrationWor
   }),
 });
 
-const CreateProviderInput = builder.inputType('CreateProviderInput', {
-  description: 'Another virtual key for an integration the workspace has access to.',
-  fields: (t) => ({
-    integrationId: t.string({ required: true, description: 'Integration UUID or slug.' }),
-    workspaceId: t.string({ description: "Workspace UUID or slug; default: the caller's." }),
-    slug: t.string({ description: "The virtual key; default: the integration's slug (numbered when taken)." }),
-    name: t.string({ description: "Display name; default: the integration's name." }),
-    note: t.string({ description: 'Free text.' }),
-    inputGuardrails: t.stringList({ description: 'Guardrail ids or slugs checked on requests.' }),
-    outputGuardrails: t.stringList({ description: "Guardrail ids or slugs checked on the model's answers." }),
-  }),
-});
-
-const UpdateProviderInput = builder.inputType('UpdateProviderInput', {
-  description: 'Changes to a provider; fields left out stay as they are.',
-  fields: (t) => ({
-    name: t.string({ description: 'Display name.' }),
-    note: t.string({ description: 'Free text.' }),
-    inputGuardrails: t.stringList({ description: 'Guardrail ids or slugs checked on requests; null empties it.' }),
-    outputGuardrails: t.stringList({ description: "Guardrail ids or slugs checked on the model's answers; null empties it." }),
-  }),
-});
+const CreateProviderInput = contractInputType('CreateProviderInput', 'Another virtual key for an integration the workspace has access to.', providersContract.createProviderContract);
+const UpdateProviderInput = contractInputType('UpdateProviderInput', 'Changes to a provider; fields left out stay as they are.', providersContract.updateProviderContract);
 
 builder.queryFields((t) => ({
   integrations: t.field({
@@ -387,7 +369,7 @@ builder.mutationFields((t) => ({
     type: ProviderRef,
     description: 'Creates another provider (virtual key) for an integration the workspace has access to.',
     args: { input: t.arg({ type: CreateProviderInput, required: true, description: 'The provider.' }) },
-    resolve: (_root, { input }, ctx) => providers.createProvider(ctx, input),
+    resolve: (_root, { input }, ctx) => providers.createProvider(ctx, parseInput(providersContract.createProviderContract, input)),
   }),
   updateProvider: t.field({
     type: ProviderRef,
@@ -397,7 +379,7 @@ builder.mutationFields((t) => ({
       workspaceId: t.arg.string({ description: "Workspace UUID or slug; default: the caller's." }),
       input: t.arg({ type: UpdateProviderInput, required: true, description: 'The changes.' }),
     },
-    resolve: (_root, args, ctx) => providers.updateProvider(ctx, args.slug, args.input, args.workspaceId),
+    resolve: (_root, args, ctx) => providers.updateProvider(ctx, args.slug, parseInput(providersContract.updateProviderContract, args.input), args.workspaceId),
   }),
   deleteProvider: t.field({
     type: ProviderRef,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AI_PROVIDER_IDS, pageQuery } from '../../schema/contracts.js';
+import { AI_PROVIDER_IDS, pageQuery, providersContract } from '../../schema/contracts.js';
 
 // Bodies and query strings of the integrations and providers routes, in wire terms. They check
 // types (so GraphQL variable coercion never fails with a vaguer message); the rules (at most one
@@ -82,24 +82,12 @@ const noProviderLimits = z.unknown().refine((value) => value == null, {
   message: 'limits are set per workspace access: use PUT /v1/integrations/{slug}/workspaces.',
 });
 
-export const createProviderBody = z.object({
-  integration_id: z.string(),
-  workspace_id: z.string().nullish(),
-  slug: z.string().nullish(),
-  name: z.string().nullish(),
-  note: z.string().nullish(),
-  input_guardrails: z.array(z.string()).nullish(),
-  output_guardrails: z.array(z.string()).nullish(),
-  usage_limits: noProviderLimits,
-  rate_limits: noProviderLimits,
-});
+/** The operations' contracts (src/modules/integrations/providers.contract.ts) plus the REST-only refusal of limits. */
+export const createProviderBody = providersContract.createProviderContract.extend({ usage_limits: noProviderLimits, rate_limits: noProviderLimits });
 
-export const updateProviderBody = z.object({
+/** `workspace_id` picks the provider (a GraphQL argument beside the input). */
+export const updateProviderBody = providersContract.updateProviderContract.extend({
   workspace_id: z.string().nullish(),
-  name: z.string().nullish(),
-  note: z.string().nullish(),
-  input_guardrails: z.array(z.string()).nullish(),
-  output_guardrails: z.array(z.string()).nullish(),
   usage_limits: noProviderLimits,
   rate_limits: noProviderLimits,
 });

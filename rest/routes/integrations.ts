@@ -9,6 +9,7 @@ import {
   updateProviderBody,
   type UpdateIntegrationWorkspacesBody,
 } from '../bodies/integrations.js';
+import { graphqlInput, providersContract } from '../../schema/contracts.js';
 import { listBody, type RouteRow } from '../route.js';
 
 type Wire = Record<string, any>;
@@ -131,17 +132,7 @@ export const integrationsRoutes: RouteRow[] = [
     path: '/v1/providers',
     operation: 'RestCreateProvider',
     body: createProviderBody,
-    variables: ({ body }) => ({
-      input: {
-        integrationId: body.integration_id,
-        workspaceId: body.workspace_id,
-        slug: body.slug,
-        name: body.name,
-        note: body.note,
-        inputGuardrails: body.input_guardrails,
-        outputGuardrails: body.output_guardrails,
-      },
-    }),
+    variables: ({ body }) => ({ input: graphqlInput(providersContract.createProviderContract, body) }),
   },
   {
     method: 'GET',
@@ -159,7 +150,7 @@ export const integrationsRoutes: RouteRow[] = [
     variables: ({ params, body }) => ({
       slug: params.slug,
       workspaceId: body.workspace_id,
-      input: { name: body.name, note: body.note, inputGuardrails: body.input_guardrails, outputGuardrails: body.output_guardrails },
+      input: graphqlInput(providersContract.updateProviderContract, body),
     }),
   },
   {

@@ -1,7 +1,8 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { resolveWorkspace } from '../../auth/tenancy.js';
+import type { CreateProviderInput, UpdateProviderInput } from './providers.contract.js';
 import type { ServiceContext } from '../../context.js';
-import { BadRequestError, ConflictError, NotFoundError, PermissionError, missingParameter } from '../../errors.js';
+import { ConflictError, NotFoundError, PermissionError, missingParameter } from '../../errors.js';
 import { configCache } from '../../lib/config-cache.js';
 import { uuid } from '../../lib/ids.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
@@ -14,9 +15,6 @@ import { pageOf, type PageInput } from '../../lib/paging.js';
 import { ProviderSchema, type Provider } from './provider.entity.js';
 import { WorkspaceAccessSchema } from './workspace-access.entity.js';
 
-const NOTE_MAX = 2000;
-const GUARDRAILS_MAX = 50;
-const GUARDRAIL_REF_MAX = 255;
 
 async function uniqueProviderSlug(em: EntityManager, workspaceId: string, base: string): Promise<string> {
   for (let n = 1; ; n++) {
@@ -58,28 +56,6 @@ export async function ensureProvider(
   await em.flush();
 }
 
-function validateNote(note: string | null | undefined): string | null {
-  if (note == null) return null;
-  if (note.length > NOTE_MAX) throw new BadRequestError(`'note' must be at most ${NOTE_MAX} characters.`, { param: 'note', code: 'invalid_value' });
-  return note;
-}
-
-/** Guardrail ids or slugs, kept as sent (the guardrails domain resolves them); duplicates dropped. */
-export function validateGuardrailRefs(list: unknown, param: string): string[] {
-  if (!Array.isArray(list)) throw new BadRequestError(`'${param}' must be an array of guardrail ids or slugs.`, { param, code: 'invalid_type' });
-  if (list.length > GUARDRAILS_MAX) {
-    throw new BadRequestError(`'${param}' holds at most ${GUARDRAILS_MAX} guardrails.`, { param, code: 'invalid_value' });
-  }
-  const out: string[] = [];
-  list.forEach((ref: unknown, i) => {
-    if (typeof ref !== 'string' || !ref.trim() || ref.length > GUARDRAIL_REF_MAX) {
-      throw new BadRequestError(`'${param}[${i}]' must be a guardrail id or slug (1–${GUARDRAIL_REF_MAX} characters).`, { param: `${param}[${i}]`, code: 'invalid_value' });
-    }
-    if (!out.includes(ref.trim())) out.push(ref.trim());
-  });
-  return out;
-}
-
 function conflict(slug: string): ConflictError {
   return new ConflictError(`A provider with slug '${slug}' already exists in this workspace.`, { param: 'slug' });
 }
@@ -95,31 +71,19 @@ async function findProvider(ctx: ServiceContext, slug: string, workspaceId?: str
   return provider;
 }
 
-export interface CreateProviderInput {
-  integrationId: string;
-  workspaceId?: string | null;
-  slug?: string | null;
-  name?: string | null;
-  note?: string | null;
-  inputGuardrails?: string[] | null;
-  outputGuardrails?: string[] | null;
-}
-
 /**
  * Another virtual key for an integration the workspace has access to (each workspace gets one
  * automatically; more are useful for different guardrails). Workspace keys may create providers
  * in their own workspace.
  */
 export async function createProvider(ctx: ServiceContext, input: CreateProviderInput): Promise<Provider> {
-  const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId);
-  if (input.integrationId == null || input.integrationId === '') {
-    throw missingParameter('integration_id');
-  }
-  const integration = await findIntegration(ctx.em, ctx.principal.organisationId, input.integrationId, 'integration_id');
+  const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspace_id);
+  if (input.integration_id === '') throw missingParameter('integration_id');
+  const integration = await findIntegration(ctx.em, ctx.principal.organisationId, input.integration_id, 'integration_id');
   const name = input.name != null ? validateName(input.name) : integration.name;
-  const note = validateNote(input.note);
-  const inputGuardrails = validateGuardrailRefs(input.inputGuardrails ?? [], 'input_guardrails');
-  const outputGuardrails = validateGuardrailRefs(input.outputGuardrails ?? [], 'output_guardrails');
+  const note = input.note ?? null;
+  const inputGuardrails = input.input_guardrails ?? [];
+  const outputGuardrails = input.output_guardrails ?? [];
   const access = await ctx.em.findOne(WorkspaceAccessSchema, { integrationId: integration.id, workspaceId: workspace.id });
   if (!access?.enabled) {
     throw new PermissionError(
@@ -182,20 +146,13 @@ export async function getProvider(ctx: ServiceContext, slug: string, workspaceId
   return findProvider(ctx, slug, workspaceId);
 }
 
-export interface UpdateProviderInput {
-  name?: string | null;
-  note?: string | null;
-  inputGuardrails?: string[] | null;
-  outputGuardrails?: string[] | null;
-}
-
 /** Changes what is sent; `null` guardrail lists empty them. */
 export async function updateProvider(ctx: ServiceContext, slug: string, input: UpdateProviderInput, workspaceId?: string | null): Promise<Provider> {
   const provider = await findProvider(ctx, slug, workspaceId);
   const name = input.name != null ? validateName(input.name) : provider.name;
-  const note = input.note !== undefined ? validateNote(input.note) : provider.note;
-  const inputGuardrails = input.inputGuardrails !== undefined ? validateGuardrailRefs(input.inputGuardrails ?? [], 'input_guardrails') : provider.inputGuardrails;
-  const outputGuardrails = input.outputGuardrails !== undefined ? validateGuardrailRefs(input.outputGuardrails ?? [], 'output_guardrails') : provider.outputGuardrails;
+  const note = input.note !== undefined ? input.note : provider.note;
+  const inputGuardrails = input.input_guardrails !== undefined ? (input.input_guardrails ?? []) : provider.inputGuardrails;
+  const outputGuardrails = input.output_guardrails !== undefined ? (input.output_guardrails ?? []) : provider.outputGuardrails;
   Object.assign(provider, { name, note: note ?? null, inputGuardrails, outputGuardrails, updatedAt: ctx.runtime.clock.now() });
   await ctx.em.flush();
   configCache(ctx.runtime).invalidate('providers');
