@@ -30,6 +30,13 @@ async function run(text: string, headers = VK) {
   return { threadId: th.id, runId: r.id };
 }
 
+/** The request-log record of a run's one model call (a failed call is recorded too). */
+async function loggedCall(runId: string) {
+  const records = (await ok(t, 'GET', '/v1/logs?model=gpt-upstream&limit=100', undefined, {})).data.filter((r: { run_id: string }) => r.run_id === runId);
+  expect(records).toHaveLength(1);
+  return records[0];
+}
+
 describe('openai provider', () => {
   it('tool calls → requires_action; outputs go back upstream; text → completed with upstream usage', async () => {
     fake.setScript(toolCallsReply([{ id: CALL_ID, name: 'get_weather', arguments: '{"city":"Paris"}' }], { usage: { prompt_tokens: 11, completion_tokens: 5, total_tokens: 16 } }));
@@ -70,6 +77,7 @@ describe('openai provider', () => {
     const failed = await waitFor(t, threadId, runId, ['failed', 'completed']);
     expect(failed).toMatchObject({ status: 'failed', last_error: { code: 'server_error' } });
     expect(failed.last_error.message).toBe('The model provider answered HTTP 500: it exploded with key [redacted]');
+    expect(await loggedCall(runId)).toMatchObject({ route: 'runs', status: 500, refusal: 'server_error', provider: 'openai', virtual_key: 'upstream', total_tokens: 0 });
   });
 
   it('masked, upper-cased and partial echoes of the key are blanked too', async () => {
@@ -87,6 +95,7 @@ describe('openai provider', () => {
     const { threadId, runId } = await run('hi');
     const failed = await waitFor(t, threadId, runId, ['failed', 'completed']);
     expect(failed.last_error).toEqual({ code: 'rate_limit_exceeded', message: "The model provider's rate limit was reached: Too many requests" });
+    expect(await loggedCall(runId)).toMatchObject({ route: 'runs', status: 429, refusal: 'rate_limit_exceeded', total_tokens: 0 });
   });
 
   it('a slow upstream times out (MODEL_TIMEOUT_MS) → failed, server_error; the server goes on', async () => {

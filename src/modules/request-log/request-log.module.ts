@@ -43,7 +43,7 @@ export const requestLogModule: DomainModule = {
           });
         },
       }),
-      runHooks(runtime).addModelCallListener((rt, { run, provider, usage, upstreamMs }) =>
+      runHooks(runtime).addModelCallListener((rt, { run, provider, usage, upstreamMs, failure }) =>
         logModelCall(rt, {
           organisationId: run.organisationId,
           workspaceId: run.workspaceId,
@@ -52,7 +52,7 @@ export const requestLogModule: DomainModule = {
           provider: provider.integration.aiProviderId,
           model: run.model,
           route: 'runs',
-          status: 200,
+          status: failure?.status ?? 200,
           stream: true,
           usage,
           prices: provider.integration.prices,
@@ -62,7 +62,7 @@ export const requestLogModule: DomainModule = {
           runId: run.id,
           metadata: run.metadata,
           guardrails: [],
-          refusal: null,
+          refusal: failure?.code ?? null,
         }),
       ),
     ]);

@@ -97,6 +97,8 @@ export interface ModelCallDone {
   usage: RunUsage;
   /** Milliseconds the provider took. */
   upstreamMs: number;
+  /** Set when the call failed: the upstream's HTTP status (502 when there was none) and the error code. */
+  failure?: { status: number; code: string };
 }
 
 export type ModelCallListener = (runtime: Runtime, call: ModelCallDone) => void;

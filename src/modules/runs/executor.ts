@@ -191,15 +191,24 @@ class RunJob {
     // A model slow to answer shows the run in_progress meanwhile; a fast one writes it all at its end.
     this.schedule();
     const startedAt = performance.now();
-    for await (const event of adapter.stream(request)) {
+    try {
+      for await (const event of adapter.stream(request)) {
+        if (this.signal.aborted) throw this.signal.reason;
+        if (this.failure) throw this.failure;
+        if (event.type === 'text_delta') this.delta(event.text);
+        else if (event.type === 'tool_calls') calls = event.calls;
+        else done = event;
+      }
       if (this.signal.aborted) throw this.signal.reason;
-      if (this.failure) throw this.failure;
-      if (event.type === 'text_delta') this.delta(event.text);
-      else if (event.type === 'tool_calls') calls = event.calls;
-      else done = event;
+      if (!done) throw new ModelError('server_error', 'The model stream ended without finishing its answer.');
+    } catch (error) {
+      // A call the provider failed is a model call too: the request log records it with its status.
+      if (error instanceof ModelError) {
+        const failure = { status: error.status ?? 502, code: error.code };
+        onModelCall(this.runtime, { run: runSummary(this.run), provider, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, upstreamMs: performance.now() - startedAt, failure });
+      }
+      throw error;
     }
-    if (this.signal.aborted) throw this.signal.reason;
-    if (!done) throw new ModelError('server_error', 'The model stream ended without finishing its answer.');
     onModelCall(this.runtime, { run: runSummary(this.run), provider, usage: done.usage, upstreamMs: performance.now() - startedAt });
 
     if (calls.length > 0 && done.finishReason !== 'length') return this.requireAction(calls, done.usage);
