@@ -3,6 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import { createRequestContext, maskError, requestIdOf, type RequestContext, type Runtime } from '../schema/index.js';
 import { readLimited } from '../src/http/body-limit.js';
 import { markDataPlane } from '../src/http/data-plane.js';
+import { recordRoute } from '../src/http/route-label.js';
 import { findInputProblem, type InputProblem } from '../src/http/input-guard.js';
 import { InternalError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, invalidJson, unknownUrl } from '../schema/contracts.js';
 import { loadOperations, type Operation } from './documents.js';
@@ -56,6 +57,7 @@ async function handle(
     return appErrorResponse(new MethodNotAllowedError(request.method, url.pathname, match.allow));
   }
   const { row, params } = match;
+  recordRoute(request, row.path);
   if (row.dataPlane) markDataPlane(request);
 
   let context: RequestContext;

@@ -8,6 +8,8 @@ import { graphqlAppErrorResponse } from './http/graphql-errors.js';
 import { graphqlStreamPlugin } from './http/graphql-stream.js';
 import { stampOverhead } from './http/data-plane.js';
 import { opsResponse } from './http/ops.js';
+import { accessLogFields } from './http/access-log.js';
+import { recordRoute, routeOf, UNKNOWN_ROUTE } from './http/route-label.js';
 import { createRuntime, startModules, type Runtime, type RuntimeOptions } from './runtime.js';
 import { domainModules } from './modules/index.js';
 import { bootstrap, type BootstrapResult } from './modules/tenancy/bootstrap.js';
@@ -73,7 +75,6 @@ export async function createApp(config: Config, options: RuntimeOptions = {}): P
  * operations endpoints, 404 for paths nobody serves, and headers services set on the context.
  */
 function edgePlugin(runtime: Runtime): Plugin {
-  const routeOf = new WeakMap<Request, string>();
   const graphqlTooLarge = () => graphqlAppErrorResponse(new PayloadTooLargeError(runtime.config.BODY_LIMIT_BYTES));
   return {
     async onRequest({ request, url, endResponse }) {
@@ -81,17 +82,17 @@ function edgePlugin(runtime: Runtime): Plugin {
       const pathname = url.pathname;
       const ops = await opsResponse(runtime, request, pathname);
       if (ops) {
-        routeOf.set(request, pathname);
+        recordRoute(request, pathname);
         return endResponse(ops);
       }
       if (pathname === '/graphql' || pathname === '/graphql/' || pathname === '/graphql/stream') {
-        routeOf.set(request, pathname.startsWith('/graphql/stream') ? '/graphql/stream' : '/graphql');
+        recordRoute(request, pathname.startsWith('/graphql/stream') ? '/graphql/stream' : '/graphql');
         const declared = Number(request.headers.get('content-length') ?? NaN);
         if (declared > runtime.config.BODY_LIMIT_BYTES) return endResponse(graphqlTooLarge());
         return;
       }
       if (pathname === '/v1' || pathname.startsWith('/v1/')) return;
-      routeOf.set(request, 'unknown');
+      recordRoute(request, UNKNOWN_ROUTE);
       return endResponse(
         Response.json(
           { error: { message: `Unknown request URL: ${request.method} ${pathname}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } },
@@ -117,19 +118,13 @@ function edgePlugin(runtime: Runtime): Plugin {
         }
       }
       stampOverhead(request, response, startedAt, runtime.metrics);
-      const route = routeOf.get(request) ?? restRouteLabel(new URL(request.url).pathname);
+      const route = routeOf(request);
       const seconds = (performance.now() - startedAt) / 1000;
       runtime.metrics.observeRequest(route, request.method, response.status, seconds);
-      if (response.status >= 500) runtime.logger.warn({ requestId: id, method: request.method, route, status: response.status }, 'request failed');
-      else runtime.logger.debug({ requestId: id, method: request.method, route, status: response.status, ms: Math.round(seconds * 1000) }, 'request');
+      // One access line per request; failures at warn so they still show at LOG_LEVEL=warn.
+      const fields = accessLogFields({ requestId: id, method: request.method, route, status: response.status, seconds, principal: context?.principal });
+      if (response.status >= 500) runtime.logger.warn(fields, 'request failed');
+      else runtime.logger.info(fields, 'request');
     },
   };
-}
-
-/** Collapses ids out of a /v1 path so metrics have bounded label values. */
-function restRouteLabel(pathname: string): string {
-  return pathname
-    .split('/')
-    .map((part, i) => (i > 2 && /[0-9]/.test(part) && part.length >= 8 ? ':id' : part))
-    .join('/');
 }

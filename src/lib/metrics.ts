@@ -5,13 +5,13 @@ export class Metrics {
   readonly registry = new Registry();
   readonly httpRequests = new Counter({
     name: 'gatehouse_http_requests_total',
-    help: 'HTTP requests by route, method and status.',
+    help: 'HTTP requests answered, by route template (unknown for paths nobody serves), method and status.',
     labelNames: ['route', 'method', 'status'] as const,
     registers: [this.registry],
   });
   readonly httpDuration = new Histogram({
     name: 'gatehouse_http_request_duration_seconds',
-    help: 'HTTP request latency by route, method and status.',
+    help: 'HTTP request latency in seconds, from arrival to response headers, by route template, method and status.',
     labelNames: ['route', 'method', 'status'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
@@ -25,7 +25,7 @@ export class Metrics {
   });
   readonly overhead = new Histogram({
     name: 'gatehouse_dataplane_overhead_seconds',
-    help: 'Time a data-plane request spends in the gateway, excluding the model.',
+    help: 'Seconds a data-plane request spends in the gateway itself, excluding the wait for the model.',
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [this.registry],
   });
