@@ -32,7 +32,6 @@ let stopping = false;
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
   const timer = setTimeout(() => {
     log.warn('shutdown timed out: closing remaining connections');
     server.closeAllConnections();
@@ -40,6 +39,8 @@ async function shutdown(signal: string): Promise<void> {
   timer.unref();
   // Stop taking requests on any connection, new or kept alive; in-flight ones finish.
   const drained = drain();
+  // Logged once the listener is closed, so whoever reads this line finds new connections refused.
+  log.info({ signal }, 'shutting down: no new requests, finishing in-flight ones');
   // Open SSE streams end now (they would otherwise never finish), then in-flight requests drain.
   app.runtime.beginShutdown();
   await drained;
