@@ -71,3 +71,11 @@ export function listBody<T>(list: { total: number; data: T[] } | T[], map: (item
   const page = Array.isArray(list) ? { total: list.length, data: list } : list;
   return { object: 'list', total: page.total, data: page.data.map(map) };
 }
+
+/**
+ * An OpenAI cursor list (assistants, messages, runs, steps) as its document requires it: `first_id`
+ * and `last_id` are required strings there, so an empty page answers `""` where GraphQL says null.
+ */
+export function cursorListBody<T extends { first_id: string | null; last_id: string | null }>(list: T): T & { first_id: string; last_id: string } {
+  return { ...list, first_id: list.first_id ?? '', last_id: list.last_id ?? '' };
+}

@@ -13,7 +13,7 @@ import {
   submitToolOutputsBody,
 } from '../bodies/runs.js';
 import { graphqlInput, runsContract as contract } from '../../schema/contracts.js';
-import type { RestInput, RestRefusal, RouteRow } from '../route.js';
+import { cursorListBody, type RestInput, type RestRefusal, type RouteRow } from '../route.js';
 import { sharedEvents } from '../sse.js';
 
 /*
@@ -89,7 +89,15 @@ export const runsRoutes: RouteRow[] = [
     body: createAssistantBody,
     variables: ({ body }) => ({ input: graphqlInput(contract.createAssistantContract, body) }),
   },
-  { method: 'GET', path: '/v1/assistants', operation: 'RestListAssistants', precheck: beta, query: listQuery, variables: page },
+  {
+    method: 'GET',
+    path: '/v1/assistants',
+    operation: 'RestListAssistants',
+    precheck: beta,
+    query: listQuery,
+    variables: page,
+    result: (data) => cursorListBody(data.assistants),
+  },
   { method: 'GET', path: '/v1/assistants/:id', operation: 'RestGetAssistant', precheck: beta, variables: ({ params }) => ({ id: params.id }) },
   {
     method: 'POST',
@@ -144,6 +152,7 @@ export const runsRoutes: RouteRow[] = [
     precheck: beta,
     query: listMessagesQuery,
     variables: (input) => ({ threadId: input.params.thread_id, runId: input.query.run_id, ...page(input) }),
+    result: (data) => cursorListBody(data.messages),
   },
   {
     method: 'GET',
@@ -185,6 +194,7 @@ export const runsRoutes: RouteRow[] = [
     precheck: beta,
     query: listQuery,
     variables: (input) => ({ threadId: input.params.thread_id, ...page(input) }),
+    result: (data) => cursorListBody(data.runs),
   },
   {
     method: 'GET',
@@ -215,7 +225,7 @@ export const runsRoutes: RouteRow[] = [
     precheck: beta,
     query: listQuery,
     variables: (input) => ({ threadId: input.params.thread_id, runId: input.params.run_id, ...page(input) }),
-    result: (data) => data.run.steps,
+    result: (data) => cursorListBody(data.run.steps),
   },
   {
     method: 'GET',

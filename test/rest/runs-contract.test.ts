@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { error } from '../helpers/errors.js';
+import { createWorkspaceWithKey } from '../helpers/tenants.js';
 import { BETA, H, assistant, ok, startRun, thread, waitFor, waitingRun, weatherTool } from '../unit/runs/run-fixtures.js';
 
 let t: TestApp;
@@ -117,6 +118,20 @@ describe('objects', () => {
     expect(before.data.map((m: any) => m.id)).toEqual([ids[1]]);
     const bad = await t.request('GET', `/v1/threads/${th.id}/messages?limit=101`, { headers: BETA });
     expect(bad.body).toEqual(error("Invalid 'limit': integer above maximum value. Expected a value <= 100, but got 101 instead.", 'limit', 'integer_above_max_value'));
+  });
+
+  it('an empty page answers first_id and last_id as "" (the document requires strings)', async () => {
+    const empty = { object: 'list', data: [], first_id: '', last_id: '', has_more: false };
+    const other = await createWorkspaceWithKey(t, 'Empty lists');
+    expect((await t.request('GET', '/v1/assistants', { headers: BETA, key: other.key })).body).toEqual(empty);
+    const th = await thread(t);
+    expect(await ok(t, 'GET', `/v1/threads/${th.id}/messages`, undefined, BETA)).toEqual(empty);
+    expect(await ok(t, 'GET', `/v1/threads/${th.id}/runs`, undefined, BETA)).toEqual(empty);
+    const { thread: ran, run } = await startRun(t, 'hello');
+    await waitFor(t, ran.id, run.id, ['completed']);
+    const steps = await ok(t, 'GET', `/v1/threads/${ran.id}/runs/${run.id}/steps?order=asc`, undefined, BETA);
+    const last = steps.data.at(-1).id;
+    expect(await ok(t, 'GET', `/v1/threads/${ran.id}/runs/${run.id}/steps?order=asc&after=${last}`, undefined, BETA)).toEqual(empty);
   });
 
   it('a workspace key does not see the default workspace’s threads (404)', async () => {

@@ -28,8 +28,8 @@ const get = (path: string, key?: string) => t.request('GET', path, { headers: BE
 const list = (data: { id: string }[], has_more: boolean) => ({
   object: 'list',
   data,
-  first_id: data[0]?.id ?? null,
-  last_id: data.at(-1)?.id ?? null,
+  first_id: data[0]?.id ?? '',
+  last_id: data.at(-1)?.id ?? '',
   has_more,
 });
 

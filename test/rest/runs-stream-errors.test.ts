@@ -168,7 +168,7 @@ describe('POST /v1/threads/{thread_id}/runs with stream: true', () => {
     expectJsonError(await post({ assistant_id: a.id }, BETA), 400, envelope(MISSING_VIRTUAL_KEY, null, 'missing_virtual_key'));
 
     const runs = await ok(t, 'GET', `/v1/threads/${th.id}/runs`, undefined, BETA);
-    expect(runs).toEqual({ object: 'list', data: [], first_id: null, last_id: null, has_more: false });
+    expect(runs).toEqual({ object: 'list', data: [], first_id: '', last_id: '', has_more: false });
   });
 
   it('a thread with an active run: 400 JSON error naming both ids', async () => {
