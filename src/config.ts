@@ -18,6 +18,7 @@ const schema = z.object({
       message: 'must start with sqlite: (e.g. sqlite:./data/gatehouse.sqlite or sqlite::memory:)',
     }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   GATEWAY_BOOTSTRAP_API_KEY: z
     .string()
     .min(16, 'must be at least 16 characters')

@@ -69,7 +69,7 @@ export async function createRuntime(config: Config, modules: DomainModule[], opt
   const runtime: Runtime = {
     config,
     orm,
-    logger: createLogger(config.LOG_LEVEL, options.logDestination),
+    logger: createLogger(config.LOG_LEVEL, options.logDestination, config.LOG_FORMAT),
     clock: options.clock ?? systemClock,
     pubsub: new PubSub(),
     metrics: new Metrics({ processMetrics: options.processMetrics }),

@@ -1,9 +1,13 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { prettyStream } from './pretty-log.js';
 
 export type { Logger };
 
+/** `json`: one JSON object a line, for machines; `pretty`: one readable line, for people. */
+export type LogFormat = 'json' | 'pretty';
+
 /** One pino logger per app; request loggers are children carrying the request id. */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export function createLogger(level: string, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
   return pino(
     {
       level,
@@ -14,6 +18,6 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         censor: '[redacted]',
       },
     },
-    destination,
+    format === 'pretty' ? prettyStream((destination as NodeJS.WritableStream | undefined) ?? process.stdout) : destination,
   );
 }
