@@ -38,9 +38,10 @@ describe('access log', () => {
     const ok = await app.request('GET', '/v1/admin/workspaces/default?secret_hint=hunter2', { key: workspaceKey });
     const anonymous = await app.request('GET', '/v1/admin/workspaces', { key: null });
     const unknown = await app.request('GET', '/not/served/here?token=abc');
+    await app.graphql('{ __typename }', {}, workspaceKey);
 
     const entries = accessLines(lines.slice(before));
-    expect(entries).toHaveLength(3);
+    expect(entries).toHaveLength(4);
     expect(entries[0]).toMatchObject({
       level: 30,
       requestId: ok.headers.get('x-gateway-request-id'),
@@ -54,6 +55,7 @@ describe('access log', () => {
     expect(entries[1]).toMatchObject({ level: 30, route: '/v1/admin/workspaces', status: 401, requestId: anonymous.headers.get('x-gateway-request-id') });
     expect(entries[1]).not.toHaveProperty('apiKeyId');
     expect(entries[2]).toMatchObject({ level: 30, route: 'unknown', status: 404, requestId: unknown.headers.get('x-gateway-request-id') });
+    expect(entries[3]).toMatchObject({ level: 30, route: '/graphql', method: 'POST', status: 200, apiKeyId: created.body.id, workspaceId: created.body.workspace_id });
 
     const all = lines.join('\n');
     expect(all).not.toContain(workspaceKey);
