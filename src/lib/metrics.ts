@@ -19,7 +19,7 @@ export class Metrics {
 
   readonly refusals = new Counter({
     name: 'gatehouse_dataplane_refusals_total',
-    help: 'Data-plane requests refused before model work, by reason (virtual_key, integration_disabled, rate_limit, usage_limit, guardrail).',
+    help: 'Data-plane requests refused, by reason: virtual_key, integration_disabled, rate_limit, usage_limit, guardrail, output_guardrail, or the error code (e.g. model_price_unknown), else error.',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
