@@ -66,7 +66,7 @@ const UsageRef = builder.objectRef<RunUsage>('RunUsage').implement({
 const RunErrorRef = builder.objectRef<{ code: string; message: string }>('RunError').implement({
   description: 'Why a run (or step) failed.',
   fields: (t) => ({
-    code: t.exposeString('code', { description: '`server_error`, `rate_limit_exceeded`, `guardrail_denied`.' }),
+    code: t.exposeString('code', { description: 'A run: `server_error`, `rate_limit_exceeded`, `invalid_prompt` (an output guardrail denied the answer). A step: `server_error`, `rate_limit_exceeded`.' }),
     message: t.exposeString('message', { description: 'What happened, safe to show.' }),
   }),
 });

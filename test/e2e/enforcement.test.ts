@@ -300,7 +300,7 @@ describe('guardrails (446, 246, output deny) with the openai SDK and a real JWKS
     expect(events.at(-1)).toBe('thread.run.completed');
   });
 
-  it('an output default.regexMatch guardrail with deny fails a run whose answer matches (guardrail_denied)', async () => {
+  it('an output default.regexMatch guardrail with deny fails a run whose answer matches (invalid_prompt, the guardrail in the message and the record)', async () => {
     const outputGuard = (
       await ok(t, 'POST', '/v1/guardrails', {
         name: 'No secrets out',
@@ -312,11 +312,15 @@ describe('guardrails (446, 246, output deny) with the openai SDK and a real JWKS
     const openai = sdk(base);
     const bad = await openai.beta.threads.createAndRunPoll({ assistant_id: assistantId, thread: { messages: [{ role: 'user', content: 'the secret is 42' }] } }, { pollIntervalMs: 10 });
     expect(bad.status).toBe('failed');
-    expect(bad.last_error).toEqual({ code: 'guardrail_denied', message: `The answer was denied by guardrail 'No secrets out' (${outputGuard}).` });
+    const deniedMessage = `The answer was denied by guardrail 'No secrets out' (${outputGuard}).`;
+    expect(bad.last_error).toEqual({ code: 'invalid_prompt', message: deniedMessage });
+    const steps = await openai.beta.threads.runs.steps.list(bad.id, { thread_id: bad.thread_id });
+    expect(steps.data.map((step) => step.last_error)).toEqual([{ code: 'server_error', message: deniedMessage }]);
     const good = await openai.beta.threads.createAndRunPoll({ assistant_id: assistantId, thread: { messages: [{ role: 'user', content: 'nothing to hide' }] } }, { pollIntervalMs: 10 });
     expect(good.status).toBe('completed');
     const view = await runEnforcement(t, bad.thread_id, bad.id);
     expect(view.enforcement.outputGuardrails).toEqual([expect.objectContaining({ stage: 'output', verdict: false, deny: true })]);
+    expect(JSON.stringify(view.enforcement.outputGuardrails[0].results)).toContain(outputGuard);
   });
 });
 

@@ -240,12 +240,15 @@ describe('enforcement hooks', () => {
 
   it('a failing output check fails the run with its code; the message is left incomplete', async () => {
     const remove = runHooks(t.app.runtime).addOutputCheck((_runtime, output) =>
-      output.text.includes('secret') ? { pass: false, code: 'guardrail_denied', message: 'Output guardrail guard_x failed.' } : { pass: true },
+      output.text.includes('secret') ? { pass: false, code: 'invalid_prompt', message: 'Output guardrail guard_x failed.' } : { pass: true },
     );
     try {
       const { thread: th, run } = await startRun(t, 'tell the secret', {}, { tools: [] });
       const done = await waitFor(t, th.id, run.id, ['completed', 'failed']);
-      expect(done).toMatchObject({ status: 'failed', last_error: { code: 'guardrail_denied', message: 'Output guardrail guard_x failed.' } });
+      expect(done).toMatchObject({ status: 'failed', last_error: { code: 'invalid_prompt', message: 'Output guardrail guard_x failed.' } });
+      // The step enum has no invalid_prompt: the step fails server_error with the same message.
+      const steps = await ok(t, 'GET', `/v1/threads/${th.id}/runs/${run.id}/steps`, undefined, BETA);
+      expect(steps.data[0]).toMatchObject({ status: 'failed', last_error: { code: 'server_error', message: 'Output guardrail guard_x failed.' } });
       const messages = await ok(t, 'GET', `/v1/threads/${th.id}/messages?run_id=${run.id}`, undefined, BETA);
       expect(messages.data[0]).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'run_failed' } });
       const ok2 = await startRun(t, 'harmless', {}, { tools: [] });

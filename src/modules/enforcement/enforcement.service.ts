@@ -9,7 +9,7 @@
  *      non-deny guardrail lets the request through with status 246; async ones run after the
  *      response.
  *
- * Then: output guardrails check the answer (deny → the run fails `guardrail_denied`), and when
+ * Then: output guardrails check the answer (deny → the run fails `invalid_prompt`), and when
  * the run ends its usage settles into every bucket its admissions reserved on (released when it
  * used nothing). Every decision is stored per run (`run_enforcement_records`, GraphQL
  * `Run.enforcement`); refusals are counted on /metrics by reason.
@@ -288,7 +288,9 @@ export async function settleAdmission(
 // ---------------------------------------------------------------------------------------------
 // Output and run end
 
-/** The provider's output guardrails on the run's answer: a deny fails the run `guardrail_denied`. */
+/** The provider's output guardrails on the run's answer: a deny fails the run `invalid_prompt`
+ * (the OpenAI document's code for a refused prompt or answer), the guardrail named in the message and
+ * its results in the output enforcement record. */
 export async function checkRunOutput(runtime: Runtime, input: OutputCheckInput): Promise<OutputVerdict> {
   const refs = input.provider.provider.outputGuardrails;
   if (refs.length === 0) return { pass: true };
@@ -327,7 +329,7 @@ export async function checkRunOutput(runtime: Runtime, input: OutputCheckInput):
   if (!evaluation.deny) return { pass: true };
   runtime.metrics.refusals.inc({ reason: 'output_guardrail' });
   const denied = guardrailDeniedError(evaluation);
-  return { pass: false, code: 'guardrail_denied', message: denied.message.replace('The request was denied', 'The answer was denied') };
+  return { pass: false, code: 'invalid_prompt', message: denied.message.replace('The request was denied', 'The answer was denied') };
 }
 
 export async function runFinished(runtime: Runtime, run: RunSummary, usage: RunUsage): Promise<void> {

@@ -8,7 +8,7 @@
  *
  *   const hooks = runHooks(runtime);
  *   hooks.addAdmissionCheck(async (ctx, admission) => { … throw new RateLimitError(…) … });
- *   hooks.addOutputCheck(async (runtime, output) => ({ pass: false, code: 'guardrail_denied', message: '…' }));
+ *   hooks.addOutputCheck(async (runtime, output) => ({ pass: false, code: 'invalid_prompt', message: '…' }));
  *   hooks.addRunFinishedListener(async (runtime, run, usage) => { … record usage … });
  *
  * Admission checks run in registration order and refuse by throwing an AppError (412, 429, 446…);
@@ -22,6 +22,7 @@ import type { RequestContext, ServiceContext } from '../../context.js';
 import { BadRequestError } from '../../errors.js';
 import type { Runtime } from '../../runtime.js';
 import { resolveProvider, type ResolvedProvider } from '../integrations/provider-resolution.js';
+import type { RunErrorCode } from './models/model.js';
 import type { RunUsage } from './run.entity.js';
 import type { RunStatus } from './run-state.js';
 
@@ -84,7 +85,8 @@ export interface OutputCheckInput {
   text: string;
 }
 
-export type OutputVerdict = { pass: true } | { pass: false; code: string; message: string };
+/** A refusal is recorded as the run's `last_error`, so its code is one the document allows there. */
+export type OutputVerdict = { pass: true } | { pass: false; code: RunErrorCode; message: string };
 
 export type OutputCheck = (runtime: Runtime, input: OutputCheckInput) => Promise<OutputVerdict> | OutputVerdict;
 

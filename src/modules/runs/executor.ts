@@ -15,7 +15,7 @@ import { checkOutput, onModelCall, type ResolvedProvider } from './admission.js'
 import { buildConversation, functionTools, modelToolChoice } from './conversation.js';
 import { execute, RunMovedError, type EventDraft } from './event-log.js';
 import { MessageSchema, type Message } from './message.entity.js';
-import { ModelError, type ModelRequest, type ToolCall, type Usage } from './models/model.js';
+import { ModelError, stepErrorOf, type ModelRequest, type ToolCall, type Usage } from './models/model.js';
 import { modelRegistry } from './models/registry.js';
 import { nextOrdinal } from './ordinal.js';
 import { RunStepSchema, type RunStep } from './run-step.entity.js';
@@ -418,7 +418,7 @@ class RunJob {
     step.status = failed ? 'failed' : 'completed';
     if (failed) {
       step.failedAt = now;
-      step.lastError = lastError;
+      step.lastError = stepErrorOf(lastError);
     } else {
       step.completedAt = now;
     }

@@ -9,6 +9,7 @@ import type { Runtime } from '../../runtime.js';
 import { onRunFinished, type RunSummary } from './admission.js';
 import { appendEvents, appendFirstEvents, execute, publishEvents, type EventDraft, type RunEventRecord } from './event-log.js';
 import { MessageSchema } from './message.entity.js';
+import { stepErrorOf } from './models/model.js';
 import { RunStepSchema, type StepStatus } from './run-step.entity.js';
 import { RunSchema, type Run } from './run.entity.js';
 import { isTerminal, transition, type RunLifecycle, type RunStatus } from './run-state.js';
@@ -103,7 +104,7 @@ export class RunTx {
       if (fate === 'cancelled') step.cancelledAt = now;
       if (fate === 'failed') {
         step.failedAt = now;
-        step.lastError = run.lastError ?? null;
+        step.lastError = stepErrorOf(run.lastError ?? null);
       }
       if (fate === 'expired') step.expiredAt = now;
       drafts.push({ event: `thread.run.step.${fate}`, data: runStepObject(step) });

@@ -67,7 +67,20 @@ export interface ModelAdapter {
   stream(req: ModelRequest): AsyncIterable<ModelEvent>;
 }
 
+/** The codes a run step's `last_error` may carry (the OpenAI document's enum). */
 export type ModelErrorCode = 'server_error' | 'rate_limit_exceeded';
+
+/** The codes a run's `last_error` may carry: a step's, and `invalid_prompt` (an answer or prompt refused). */
+export type RunErrorCode = ModelErrorCode | 'invalid_prompt';
+
+/**
+ * A step's `last_error` from its run's: the step enum has no `invalid_prompt`, so a refusal fails
+ * the step with `server_error` and the same message.
+ */
+export function stepErrorOf(runError: { code: string; message: string } | null): { code: ModelErrorCode; message: string } | null {
+  if (runError === null) return null;
+  return { code: runError.code === 'rate_limit_exceeded' ? 'rate_limit_exceeded' : 'server_error', message: runError.message };
+}
 
 /**
  * A model failure the executor records in `last_error`. The message is shown to API callers, so
