@@ -10,13 +10,17 @@ interface ValueKeyUsageWire {
   is_exhausted_alerts_sent: boolean;
 }
 
-/** The policy as the REST wire shows it: `value_key_usage` (a GraphQL list) becomes `value_key_usage_map`. */
+/**
+ * The policy as the REST wire shows it: `value_key_usage` (a GraphQL list) becomes
+ * `value_key_usage_map`. No `object`: the Portkey document's list item has none, only the single
+ * GET adds it (`UsageLimitsPolicyResponse`).
+ */
 export function wirePolicy(policy: { value_key_usage: ValueKeyUsageWire[] } & Record<string, unknown>): Record<string, unknown> {
   const { value_key_usage, ...rest } = policy;
   const map = Object.fromEntries(
     value_key_usage.map(({ value_key, ...usage }) => [value_key, usage]),
   );
-  return { ...rest, object: 'policy_usage_limits', value_key_usage_map: map };
+  return { ...rest, value_key_usage_map: map };
 }
 
 /** Usage-limits policies (docs/contract.md#usage-limit-policies). */
@@ -48,7 +52,7 @@ export const policiesRoutes: RouteRow[] = [
     path: '/v1/policies/usage-limits/:id',
     operation: 'RestGetUsageLimitsPolicy',
     variables: ({ params }) => ({ id: params.id }),
-    result: (data) => wirePolicy(data.usageLimitsPolicy),
+    result: (data) => ({ object: 'policy_usage_limits', ...wirePolicy(data.usageLimitsPolicy) }),
   },
   {
     method: 'PUT',

@@ -277,9 +277,9 @@ describe('GET /v1/policies/usage-limits', () => {
     expect(r.body.object).toBe('list');
     expect(r.body.total).toBe(6);
     expect(names(r.body)).toEqual([...tied(), 'p4', 'p3', 'p1', 'p0']);
+    // List items have no `object` (the document's UsageLimitsPolicy); the single GET has it.
     expect(r.body.data[2]).toEqual({
       id: ids[4],
-      object: 'policy_usage_limits',
       name: 'p4',
       type: 'tokens',
       status: 'active',
