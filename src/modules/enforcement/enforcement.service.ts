@@ -24,6 +24,7 @@ import { workspaceAccessLimitSpec } from '../integrations/usage-limits.js';
 import { reserveForRequest } from '../policies/request-usage.js';
 import type { Admission, AdmissionUsage, ModelWorkContext, ModelWorkRequest, OutputCheckInput, OutputVerdict, RunSummary } from '../runs/admission.js';
 import { MessageSchema } from '../runs/message.entity.js';
+import { REFUSED_ANSWER } from '../runs/models/model.js';
 import { tokenUpperBounds } from '../runs/models/tokens.js';
 import { nextOrdinal } from '../runs/ordinal.js';
 import { RunStepSchema } from '../runs/run-step.entity.js';
@@ -329,7 +330,7 @@ export async function checkRunOutput(runtime: Runtime, input: OutputCheckInput):
   if (!evaluation.deny) return { pass: true };
   runtime.metrics.refusals.inc({ reason: 'output_guardrail' });
   const denied = guardrailDeniedError(evaluation);
-  return { pass: false, code: 'invalid_prompt', message: denied.message.replace('The request was denied', 'The answer was denied') };
+  return { pass: false, code: REFUSED_ANSWER, message: denied.message.replace('The request was denied', 'The answer was denied') };
 }
 
 export async function runFinished(runtime: Runtime, run: RunSummary, usage: RunUsage): Promise<void> {

@@ -8,7 +8,7 @@
  *
  *   const hooks = runHooks(runtime);
  *   hooks.addAdmissionCheck(async (ctx, admission) => { … throw new RateLimitError(…) … });
- *   hooks.addOutputCheck(async (runtime, output) => ({ pass: false, code: 'invalid_prompt', message: '…' }));
+ *   hooks.addOutputCheck(async (runtime, output) => ({ pass: false, code: REFUSED_ANSWER, message: '…' }));
  *   hooks.addRunFinishedListener(async (runtime, run, usage) => { … record usage … });
  *
  * Admission checks run in registration order and refuse by throwing an AppError (412, 429, 446…);

@@ -74,6 +74,12 @@ export type ModelErrorCode = 'server_error' | 'rate_limit_exceeded';
 export type RunErrorCode = ModelErrorCode | 'invalid_prompt';
 
 /**
+ * A run's `last_error.code` when a check refused its answer (an output guardrail). A code of the
+ * run object, not an HTTP error code, so it is not in the error registry.
+ */
+export const REFUSED_ANSWER: RunErrorCode = 'invalid_prompt';
+
+/**
  * A step's `last_error` from its run's: the step enum has no `invalid_prompt`, so a refusal fails
  * the step with `server_error` and the same message.
  */
