@@ -32,13 +32,8 @@ export class OpenAIProvider implements ModelProvider {
     this.fetch = options.fetch ?? globalThis.fetch;
   }
 
-  async complete(call: ProviderCall): Promise<WireBody> {
-    const { response, waitFor, release } = await this.open('/chat/completions', { ...call.body, model: call.model }, call.signal);
-    try {
-      return await this.json(response, waitFor);
-    } finally {
-      release();
-    }
+  complete(call: ProviderCall): Promise<WireBody> {
+    return this.json('/chat/completions', call);
   }
 
   async stream(call: ProviderCall): Promise<AsyncIterable<WireBody>> {
@@ -73,17 +68,19 @@ export class OpenAIProvider implements ModelProvider {
     })();
   }
 
-  async embed(call: ProviderCall): Promise<WireBody> {
-    const { response, waitFor, release } = await this.open('/embeddings', { ...call.body, model: call.model }, call.signal);
+  embed(call: ProviderCall): Promise<WireBody> {
+    return this.json('/embeddings', call);
+  }
+
+  /** POSTs the caller's body (the upstream model named) and answers the upstream's JSON object. */
+  private async json(path: string, call: ProviderCall): Promise<WireBody> {
+    const { response, waitFor, release } = await this.open(path, { ...call.body, model: call.model }, call.signal);
+    let text: string;
     try {
-      return await this.json(response, waitFor);
+      text = await waitFor(response.text());
     } finally {
       release();
     }
-  }
-
-  private async json(response: Response, waitFor: <T>(p: Promise<T>) => Promise<T>): Promise<WireBody> {
-    const text = await waitFor(response.text());
     try {
       const body = JSON.parse(text) as unknown;
       if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as WireBody;
