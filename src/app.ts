@@ -2,7 +2,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { RequestContext } from './context.js';
 import type { Config } from './config.js';
-import { PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.js';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, unknownUrl } from './errors.js';
 import { limitedParser } from './http/body-limit.js';
 import { graphqlAppErrorResponse } from './http/graphql-errors.js';
 import { graphqlStreamPlugin } from './http/graphql-stream.js';
@@ -14,6 +14,7 @@ import { createRuntime, startModules, type Runtime, type RuntimeOptions } from '
 import { domainModules } from './modules/index.js';
 import { bootstrap, type BootstrapResult } from './modules/tenancy/bootstrap.js';
 import { contextOf, createRequestContext, documentErrorsPlugin, inputGuardPlugin, maskingPlugin, requestIdOf, schema } from '../schema/index.js';
+import { appErrorResponse } from '../rest/errors.js';
 import { restPlugin } from '../rest/plugin.js';
 
 export interface App {
@@ -93,12 +94,7 @@ function edgePlugin(runtime: Runtime): Plugin {
       }
       if (pathname === '/v1' || pathname.startsWith('/v1/')) return;
       recordRoute(request, UNKNOWN_ROUTE);
-      return endResponse(
-        Response.json(
-          { error: { message: `Unknown request URL: ${request.method} ${pathname}.`, type: 'invalid_request_error', param: null, code: 'unknown_url' } },
-          { status: 404 },
-        ),
-      );
+      return endResponse(appErrorResponse(unknownUrl(request.method, pathname)));
     },
     // A body without a declared length is held to the limit while it is read.
     onRequestParse({ requestParser, setRequestParser }) {
