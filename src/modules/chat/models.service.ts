@@ -18,6 +18,9 @@ export interface ModelView {
   owned_by: string;
 }
 
+/** The shipped price table's models an `openai` integration lists (the table is fixed: read once). */
+const SHIPPED_OPENAI_MODELS = Object.keys(MODEL_PRICES).filter((m) => m !== 'local');
+
 export async function listModels(ctx: ServiceContext): Promise<{ object: 'list'; data: ModelView[] }> {
   const workspace = await resolveWorkspace(ctx.em, ctx.principal);
   const providers = await ctx.em.find(ProviderSchema, { workspaceId: workspace.id, status: 'active' }, { orderBy: { slug: 'asc' } });
@@ -33,7 +36,7 @@ export async function listModels(ctx: ServiceContext): Promise<{ object: 'list';
     const integration = byId.get(provider.integrationId);
     if (!integration || !enabled.has(integration.id)) continue;
     const config = integration.configurations ?? { defaultModel: null, prices: null };
-    const shipped = integration.aiProviderId === 'local' ? ['local'] : Object.keys(MODEL_PRICES).filter((m) => m !== 'local');
+    const shipped = integration.aiProviderId === 'local' ? ['local'] : SHIPPED_OPENAI_MODELS;
     const names = new Set([...(config.defaultModel ? [config.defaultModel] : []), ...Object.keys(config.prices ?? {}), ...shipped]);
     for (const name of names) {
       data.push({ id: `@${provider.slug}/${name}`, object: 'model', created: Math.floor(integration.createdAt.getTime() / 1000), owned_by: integration.slug });
