@@ -60,33 +60,54 @@ function depthProblem(path: ReadonlyArray<PathPart>, maxDepth: number): InputPro
   return { param, code: 'nesting_too_deep', message: `${subject(param)}: JSON may nest at most ${maxDepth} levels of arrays and objects.` };
 }
 
+/** A value waiting to be checked; its path is rebuilt from the parent links only for a problem. */
+interface Pending {
+  value: unknown;
+  parent: Pending | null;
+  key: PathPart | undefined;
+  depth: number;
+}
+
+function pathOf(item: Pending, base: ReadonlyArray<PathPart>): PathPart[] {
+  const keys: PathPart[] = [];
+  for (let at: Pending | null = item; at && at.parent; at = at.parent) keys.push(at.key!);
+  return [...base, ...keys.reverse()];
+}
+
 /**
  * The first problem in a parsed JSON value (or a record of strings, such as path parameters),
  * or null. `path` is where `value` sits in the request; the depth counts from `value` itself.
+ * This runs on every request body, so the walk allocates one small record per value and builds
+ * a path only for the problem it reports.
  */
 export function findInputProblem(value: unknown, maxDepth: number, path: PathPart[] = []): InputProblem | null {
-  const stack: Array<{ value: unknown; path: PathPart[]; depth: number }> = [{ value, path, depth: 0 }];
+  const stack: Pending[] = [{ value, parent: null, key: undefined, depth: 0 }];
   while (stack.length) {
     const item = stack.pop()!;
     if (typeof item.value === 'string') {
       const character = unsafeCharacterIn(item.value);
-      if (character) return characterProblem(item.path, character);
+      if (character) return characterProblem(pathOf(item, path), character);
       continue;
     }
     if (typeof item.value === 'number' && !Number.isFinite(item.value)) {
-      const param = paramPath(item.path);
+      const param = paramPath(pathOf(item, path));
       return { param, code: 'invalid_number', message: `${subject(param)}: the number is too large to be represented.` };
     }
     if (typeof item.value !== 'object' || item.value === null) continue;
     const depth = item.depth + 1;
-    if (depth > maxDepth) return depthProblem(item.path, maxDepth);
-    const entries: Array<[PathPart, unknown]> = Array.isArray(item.value) ? item.value.map((v, i) => [i, v]) : Object.entries(item.value);
-    for (const [key] of entries) {
-      const character = typeof key === 'string' ? unsafeCharacterIn(key) : null;
-      if (character) return characterProblem(item.path, character, true);
-    }
+    if (depth > maxDepth) return depthProblem(pathOf(item, path), maxDepth);
     // Pushed in reverse so the first offending entry in document order is the one reported.
-    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i][1], path: [...item.path, entries[i][0]], depth });
+    if (Array.isArray(item.value)) {
+      for (let i = item.value.length - 1; i >= 0; i--) stack.push({ value: item.value[i], parent: item, key: i, depth });
+      continue;
+    }
+    const keys = Object.keys(item.value);
+    for (const key of keys) {
+      const character = unsafeCharacterIn(key);
+      if (character) return characterProblem(pathOf(item, path), character, true);
+    }
+    const object = item.value as Record<string, unknown>;
+    for (let i = keys.length - 1; i >= 0; i--) stack.push({ value: object[keys[i]], parent: item, key: keys[i], depth });
   }
   return null;
 }
