@@ -57,4 +57,9 @@ describe('both front doors, one contract', () => {
     const id = created.body.id;
     await expectBothDoors(t.request('PUT', `${BASE}/${id}`, { body: restChange }), t.graphql(UPDATE, { id, input: gqlChange }), message, param, code);
   });
+
+  it('lists: a blank workspace filter is refused as create refuses it', async () => {
+    const res = await t.graphql('query($ws: String) { usageLimitsPolicies(workspaceId: $ws) { total } }', { ws: ' ' });
+    expect(res.errors?.[0]).toMatchObject({ message: "'workspace_id' must be a workspace id or slug.", extensions: { status: 400, param: 'workspace_id', code: 'invalid_value' } });
+  });
 });

@@ -1,6 +1,8 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import { z } from 'zod';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
+import { parseContract } from '../../lib/contract.js';
 import { findPage, pageOf, type Page } from '../../lib/paging.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { isUuid, uuid } from '../../lib/ids.js';
@@ -11,7 +13,7 @@ import { matches, valueKey, WILDCARD, type Condition, type GroupByKey, type Usag
 import { usageEngine, type BucketUsage, type LimitSpec } from '../usage/usage-engine.js';
 import { nextReset, periodStart } from '../usage/usage-periods.js';
 import { findMatchingPoliciesCached, indexPolicy, policiesChanged, unindexPolicy } from './policy-index.js';
-import { DEFAULT_POLICY_NAME, type CreatePolicyInput, type PolicyStatus, type PolicyType, type UpdatePolicyInput } from './policies.contract.js';
+import { DEFAULT_POLICY_NAME, workspaceId, type CreatePolicyInput, type PolicyStatus, type PolicyType, type UpdatePolicyInput } from './policies.contract.js';
 import { UsageLimitsPolicySchema, type UsageLimitsPolicy } from './usage-limits-policy.entity.js';
 
 export const POLICY_NOT_FOUND = 'Usage limits policy not found.';
@@ -22,10 +24,9 @@ function throwFirst(issues: ValidationIssue[]): void {
   if (issues.length) throw invalid(issues[0].param, issues[0].message);
 }
 
-function workspaceIdOf(value: string): string {
-  if (!value.trim()) throw invalid('workspace_id', "'workspace_id' must be a workspace id or slug.");
-  return value;
-}
+/** The list filter's `workspace_id`, refused as the create contract refuses it (one rule). */
+const workspaceFilter = z.object({ workspace_id: workspaceId });
+const workspaceIdOf = (value: string): string => parseContract(workspaceFilter, { workspace_id: value }).workspace_id;
 
 export interface ListPoliciesInput {
   workspaceId?: string | null;
