@@ -132,20 +132,17 @@ export const createAssistantContract = z.object({
  */
 export const modifyAssistantContract = createAssistantContract.partial();
 
-/** Its published schema forbids unknown keys (a misspelt key would otherwise change nothing silently). */
-export const modifyThreadContract = z
-  .object({
-    metadata: metadata.nullish().describe('Up to 16 string pairs; replaces the stored ones.'),
-    tool_resources: jsonObject.nullish().describe('Tool resources; replaces the stored ones.'),
-  })
-  .strict();
-
 /** Messages and runs: only their metadata can change (unknown keys refused, as published). */
 export const modifyMetadataContract = z
   .object({
     metadata: metadata.nullish().describe('Up to 16 string pairs; replaces the stored ones.'),
   })
   .strict();
+
+/** Its published schema forbids unknown keys too (a misspelt key would otherwise change nothing silently). */
+export const modifyThreadContract = modifyMetadataContract.extend({
+  tool_resources: jsonObject.nullish().describe('Tool resources; replaces the stored ones.'),
+});
 
 /** What a run request may set; what it omits (null) comes from the assistant. */
 const runOptions = {
