@@ -34,16 +34,21 @@ export class ConfigCache {
   private readonly scopes = new Map<CacheScope, Map<string, Promise<unknown>>>();
   private readonly listeners = new Set<Listener>();
   private version: number | null = null;
-  private readonly synced = new WeakSet<EntityManager>();
+  private readonly synced = new WeakMap<EntityManager, Promise<void>>();
 
   /**
    * `sync` with `em`'s connection, asked once per EntityManager (a request's, a job's fork): one
-   * `pragma data_version` serves every cached read of a request.
+   * `pragma data_version` serves every cached read of a request, including reads that start
+   * together (they share the pending question). A failed question is asked again next time.
    */
-  async syncWith(em: EntityManager): Promise<void> {
-    if (this.synced.has(em)) return;
-    this.sync(await dataVersion(em));
-    this.synced.add(em);
+  syncWith(em: EntityManager): Promise<void> {
+    let syncing = this.synced.get(em);
+    if (!syncing) {
+      syncing = dataVersion(em).then((version) => this.sync(version));
+      this.synced.set(em, syncing);
+      syncing.catch(() => this.synced.delete(em));
+    }
+    return syncing;
   }
 
   /** Drops every scope when `version` (the database's data_version) moved since the last call. */

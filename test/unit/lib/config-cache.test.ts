@@ -73,6 +73,28 @@ describe('ConfigCache.syncWith', () => {
     await cache.syncWith(em(() => version)); // the next request sees the commit
     expect([asked, await cache.get('providers', 'k', async () => 'v2')]).toEqual([2, 'v2']);
   });
+
+  it('reads that start together share one question, and a failed question is asked again', async () => {
+    const cache = new ConfigCache();
+    let asked = 0;
+    let fail = true;
+    const request = {
+      isInTransaction: () => false,
+      getConnection: () => ({
+        execute: async () => {
+          asked++;
+          if (fail) throw new Error('busy');
+          return { data_version: 1 };
+        },
+      }),
+    } as unknown as Parameters<ConfigCache['syncWith']>[0];
+    await expect(Promise.all([cache.syncWith(request), cache.syncWith(request)])).rejects.toThrow('busy');
+    expect(asked).toBe(1);
+    fail = false;
+    await Promise.all([cache.syncWith(request), cache.syncWith(request)]);
+    await cache.syncWith(request);
+    expect(asked).toBe(2);
+  });
 });
 
 describe('ConfigCache bound', () => {
