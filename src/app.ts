@@ -117,10 +117,13 @@ function edgePlugin(runtime: Runtime): Plugin {
       const route = routeOf(request);
       const seconds = (performance.now() - startedAt) / 1000;
       runtime.metrics.observeRequest(route, request.method, response.status, seconds);
-      // One access line per request; failures at warn so they still show at LOG_LEVEL=warn.
-      const fields = accessLogFields({ requestId: id, method: request.method, route, status: response.status, seconds, principal: context?.principal });
-      if (response.status >= 500) runtime.logger.warn(fields, 'request failed');
-      else runtime.logger.info(fields, 'request');
+      // One access line per request; failures at warn so they still show at LOG_LEVEL=warn. The
+      // line is built only when its level is on (this runs for every request).
+      const level = response.status >= 500 ? 'warn' : 'info';
+      if (runtime.logger.isLevelEnabled(level)) {
+        const fields = accessLogFields({ requestId: id, method: request.method, route, status: response.status, seconds, principal: context?.principal });
+        runtime.logger[level](fields, level === 'warn' ? 'request failed' : 'request');
+      }
     },
   };
 }
