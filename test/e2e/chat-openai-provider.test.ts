@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_KEY, type TestApp } from '../helpers/app.js';
 import { errorReply, startFakeOpenAI, textReply, type FakeOpenAI } from '../helpers/fake-openai-server.js';
-import { allSettled, ok, policyUsage } from './enforcement-helpers.js';
+import { allSettled, heldReservations, ok, policyUsage } from './enforcement-helpers.js';
 
 const SECRET = 'sk-upstream-secret-0123456789';
 let t: TestApp;
@@ -99,6 +99,16 @@ describe('openai provider', () => {
     expect(r.text).not.toContain('0123456789');
     expect(fake.requests).toHaveLength(1);
     expect((await logs())[0]).toMatchObject({ status: 400, refusal: 'upstream_error', total_tokens: 0 });
+  });
+
+  it('an upstream failure gives the reserved estimate back: nothing stays held, the policy counts nothing', async () => {
+    const policy = await ok(t, 'POST', '/v1/policies/usage-limits', { name: 'Failed upstream', conditions: [{ key: 'virtual_key', value: 'upstream' }], group_by: [{ key: 'virtual_key' }], type: 'tokens', credit_limit: 100_000 });
+    fake.setScript(errorReply(400, 'no such model'));
+    const r = await t.request('POST', '/v1/chat/completions', { body: { model: '@upstream/nope', messages: [{ role: 'user', content: 'a prompt long enough to reserve an estimate' }] } });
+    expect(r.status).toBe(400);
+    expect(await heldReservations(t)).toBe(0);
+    expect((await policyUsage(t, policy.id))['virtual_key:upstream']?.current_usage ?? 0).toBe(0);
+    await ok(t, 'PUT', `/v1/policies/usage-limits/${policy.id}`, { status: 'archived' });
   });
 
   it('429 and 5xx are retried with backoff before the first byte; the last answer counts', async () => {
