@@ -70,23 +70,19 @@ function homeWorkspace(ctx: ServiceContext): Promise<Workspace> {
   return cachedHomeWorkspace(ctx.em, ctx.runtime, ctx.principal);
 }
 
-function visible(ctx: ServiceContext, row: { organisationId: string; workspaceId: string } | null): boolean {
-  return ctx.scope.sees(row);
-}
-
 function notFound(kind: string, id: string): NotFoundError {
   return new NotFoundError(`No ${kind} found with id '${id}'.`);
 }
 
 async function loadAssistant(ctx: ServiceContext, id: string): Promise<Assistant> {
   const assistant = await ctx.em.findOne(AssistantSchema, { id });
-  if (!assistant || !visible(ctx, assistant)) throw notFound('assistant', id);
+  if (!assistant || !ctx.scope.sees(assistant)) throw notFound('assistant', id);
   return assistant;
 }
 
 async function loadThread(ctx: ServiceContext, id: string): Promise<Thread> {
   const thread = await ctx.em.findOne(ThreadSchema, { id });
-  if (!thread || !visible(ctx, thread)) throw notFound('thread', id);
+  if (!thread || !ctx.scope.sees(thread)) throw notFound('thread', id);
   return thread;
 }
 
@@ -94,7 +90,7 @@ async function loadThread(ctx: ServiceContext, id: string): Promise<Thread> {
 async function loadRun(ctx: ServiceContext, threadId: string, runId: string): Promise<Run> {
   await loadThread(ctx, threadId);
   const run = await ctx.em.findOne(RunSchema, { id: runId, threadId });
-  if (!run || !visible(ctx, run)) throw notFound('run', runId);
+  if (!run || !ctx.scope.sees(run)) throw notFound('run', runId);
   return applyExpiry(ctx, run);
 }
 
@@ -359,7 +355,7 @@ async function assistantForRun(ctx: ServiceContext, assistantId: string, workspa
     if (!found) throw notFound('assistant', assistantId); // a failed load is not kept
     return { ...found };
   });
-  if (!visible(ctx, assistant) || assistant.workspaceId !== workspaceId) throw notFound('assistant', assistantId);
+  if (!ctx.scope.sees(assistant) || assistant.workspaceId !== workspaceId) throw notFound('assistant', assistantId);
   return assistant;
 }
 
