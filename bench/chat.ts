@@ -1,7 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
+import { intEnv, listen, quantile } from './lib.js';
 
 /**
  * `npm run bench` (chat part): the latency Gatehouse adds to `POST /v1/chat/completions`. A small
@@ -16,8 +16,8 @@ import { configFrom } from '../src/config.js';
  * BENCH_CHAT_ROUNDS (batches, default 6), BENCH_CHAT_ENFORCEMENT=off (no policy, rate limit or
  * guardrail: what the gateway's own path costs).
  */
-const REQUESTS = Number(process.env.BENCH_CHAT_REQUESTS ?? 600);
-const ROUNDS = Number(process.env.BENCH_CHAT_ROUNDS ?? 6);
+const REQUESTS = intEnv('BENCH_CHAT_REQUESTS', 600);
+const ROUNDS = intEnv('BENCH_CHAT_ROUNDS', 6);
 const KEY = 'bench-bootstrap-key-0123456789';
 
 const COMPLETION = JSON.stringify({
@@ -49,10 +49,6 @@ const upstream = createServer((req, res) => {
     }
   });
 });
-const listen = async (server: Server) => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-};
 const upstreamUrl = `${await listen(upstream)}/v1`;
 
 const app = await createApp(configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }));
@@ -108,8 +104,6 @@ async function batch(target: Target, stream: boolean, count: number, concurrency
   );
   return performance.now() - started;
 }
-
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 for (const stream of [false, true]) {
   for (const concurrency of [1, 50]) {

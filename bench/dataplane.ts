@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type App } from '../src/app.js';
 import { configFrom } from '../src/config.js';
+import { intEnv, listen, quantile } from './lib.js';
 
 /**
  * `npm run bench` (second part): what data-plane enforcement costs a request. It starts two
@@ -38,14 +38,6 @@ import { configFrom } from '../src/config.js';
  * BENCH_DATAPLANE_WARMUP (40 per configuration, not measured), BENCH_DATAPLANE_DB (file | memory),
  * BENCH_DATAPLANE_DRAIN_MS (30000, per drain), BENCH_DATAPLANE_DEADLINE_MS (120000, the whole run).
  */
-function intEnv(name: string, fallback: number, min = 1): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got '${raw}'.`);
-  return value;
-}
-
 const REQUESTS = intEnv('BENCH_DATAPLANE_REQUESTS', 160);
 const ROUNDS = Math.min(REQUESTS, intEnv('BENCH_DATAPLANE_ROUNDS', 8));
 const CONCURRENCY = intEnv('BENCH_DATAPLANE_CONCURRENCY', 4);
@@ -85,8 +77,7 @@ interface Sample {
 
 function stats(values: number[]): Stats {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+  return { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), p99: quantile(sorted, 0.99) };
 }
 
 /** One running app on 127.0.0.1 with its own database. */
@@ -110,8 +101,7 @@ async function startGateway(): Promise<Gateway> {
     throw error;
   });
   const server = createServer(app.yoga);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = await listen(server);
   return {
     app,
     base,

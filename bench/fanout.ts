@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createApp } from '../src/app.js';
@@ -11,6 +8,7 @@ import { runEventsTopic } from '../src/modules/runs/event-log.js';
 import { LocalModel } from '../src/modules/runs/models/local-model.js';
 import type { ModelAdapter, ModelRequest } from '../src/modules/runs/models/model.js';
 import { modelRegistry } from '../src/modules/runs/models/registry.js';
+import { goalLine as line, intEnv, quantile, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (fan-out): SUBSCRIBERS clients following one run's events over real HTTP on
@@ -28,14 +26,6 @@ import { modelRegistry } from '../src/modules/runs/models/registry.js';
  *
  * Environment: BENCH_FANOUT_SUBSCRIBERS (1000), BENCH_FANOUT_DELTA_MS (10).
  */
-function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be an integer ≥ 1, got '${raw}'.`);
-  return value;
-}
-
 const SUBSCRIBERS = intEnv('BENCH_FANOUT_SUBSCRIBERS', 1000);
 const DELTA_MS = intEnv('BENCH_FANOUT_DELTA_MS', 10);
 const KEY = 'bench-bootstrap-key-0123456789';
@@ -47,12 +37,7 @@ const TEXT = Array.from({ length: 100 }, (_, i) => `w${i}`).join(' ');
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-fanout-'));
-const deadline = setTimeout(() => {
-  console.error('bench/fanout: still running after 180 s; giving up.');
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(1);
-}, 180_000).unref();
+const database = tempDatabase('fanout', 180);
 
 /** The local model, held until `release()`: clients connect to a run that has not started yet. */
 class HeldModel implements ModelAdapter {
@@ -65,7 +50,7 @@ class HeldModel implements ModelAdapter {
 }
 
 const app = await createApp(
-  configFrom({ DATABASE_URL: `sqlite:${join(dir, 'gatehouse.sqlite')}`, LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY, SSE_KEEPALIVE_MS: 600_000 }),
+  configFrom({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY, SSE_KEEPALIVE_MS: 600_000 }),
 );
 const server = createServer((req, res) => app.yoga(req, res));
 server.maxConnections = SUBSCRIBERS + 100;
@@ -166,12 +151,9 @@ async function measure(open: (threadId: string, runId: string) => Follower) {
   const perStream = (memory() - before) / SUBSCRIBERS;
   release();
   const delays = (await Promise.all(followers.map((f) => f.done))).flat().sort((a, b) => a - b);
-  const at = (q: number) => delays[Math.min(delays.length - 1, Math.floor(q * delays.length))];
-  return { events: published.size, delivered: delays.length, p50: at(0.5), p99: at(0.99), perStream };
+  return { events: published.size, delivered: delays.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), perStream };
 }
 
-const line = (what: string, value: string, goal: string, ratio: number) =>
-  console.log(`${what.padEnd(48)} ${value.padStart(14)}   goal ${goal.padEnd(10)} ${ratio.toFixed(2)}× the goal ${ratio <= 1 ? '(met)' : '(not met)'}`);
 const report = (name: string, r: Awaited<ReturnType<typeof measure>>) => {
   console.log(`${name}: ${SUBSCRIBERS} subscribers, ${r.events} events published (deltas ${DELTA_MS} ms apart), ${r.delivered} deliveries timed`);
   line('  delivery p50', `${r.p50.toFixed(1)} ms`, '≤ 100 ms', r.p50 / 100);
@@ -189,10 +171,9 @@ try {
   );
   report('GraphQL runEvents (graphql-sse)', graphql);
 } finally {
-  clearTimeout(deadline);
   agent.destroy();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await app.close();
-  rmSync(dir, { recursive: true, force: true });
+  database.remove();
 }

@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { executeSql } from '../src/db/sql.js';
 import { uuid } from '../src/lib/ids.js';
 import { runExecutor } from '../src/modules/runs/executor.js';
 import { policyTerms } from '../src/modules/usage/conditions.js';
+import { intEnv, listen, quantile, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (policies): does run creation, and a page of the policy list, depend on how many
@@ -24,26 +21,20 @@ import { policyTerms } from '../src/modules/usage/conditions.js';
  *
  * Environment: BENCH_POLICIES (100000), BENCH_POLICIES_SAMPLES (40 per point).
  */
-const TOTAL = Number(process.env.BENCH_POLICIES ?? 100_000);
-const SAMPLES = Number(process.env.BENCH_POLICIES_SAMPLES ?? 40);
+const TOTAL = intEnv('BENCH_POLICIES', 100_000);
+const SAMPLES = intEnv('BENCH_POLICIES_SAMPLES', 40);
 const KEY = 'bench-bootstrap-key-0123456789';
 const HEADERS = { 'x-gateway-api-key': KEY, 'x-gateway-virtual-key': 'local', 'OpenAI-Beta': 'assistants=v2', 'content-type': 'application/json' };
 
-const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-policies-'));
-const deadline = setTimeout(() => {
-  console.error('bench/policies: still running after 150 s; giving up.');
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(1);
-}, 150_000).unref();
+const database = tempDatabase('policies', 150);
 
-const app = await createApp(configFrom({ DATABASE_URL: `sqlite:${join(dir, 'gatehouse.sqlite')}`, LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }));
+const app = await createApp(configFrom({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }));
 const server = createServer(app.yoga);
 // Writing 100,000 policies leaves the client's keep-alive sockets idle longer than Node's 5 s default.
 server.keepAliveTimeout = 120_000;
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const base = await listen(server);
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5);
 
 try {
   const workspace = await (await fetch(`${base}/v1/admin/workspaces/default`, { headers: HEADERS })).json();
@@ -112,8 +103,7 @@ try {
     line(`policy list page ${name}, ${TOTAL.toLocaleString('en')} policies / page 0 at 1,000`, page / pagesAt1k.first, `${page.toFixed(2)} / ${pagesAt1k.first.toFixed(2)} ms (page 9 at 1,000: ${pagesAt1k.ninth.toFixed(2)} ms)`);
   }
 } finally {
-  clearTimeout(deadline);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await app.close();
-  rmSync(dir, { recursive: true, force: true });
+  database.remove();
 }

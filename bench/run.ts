@@ -1,21 +1,20 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
+import { intEnv, listen, quantile } from './lib.js';
 
 /**
  * `npm run bench`: throughput and latency of the same read over REST and over /graphql, on a real
  * HTTP server on 127.0.0.1. Prints ratios and percentiles; it asserts nothing (targets live here,
  * not in timed unit tests). Target: REST ≥ 1.0× the GraphQL throughput for the same read.
  */
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 3000);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const REQUESTS = intEnv('BENCH_REQUESTS', 3000);
+const CONCURRENCY = intEnv('BENCH_CONCURRENCY', 16);
 const KEY = 'bench-bootstrap-key-0123456789';
 
 const app = await createApp(configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }));
 const server = createServer(app.yoga);
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const base = await listen(server);
 
 interface Result {
   name: string;
@@ -43,8 +42,7 @@ async function measure(name: string, send: () => Promise<Response>): Promise<Res
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
-  return { name, rps: latencies.length / seconds, p50: at(0.5), p95: at(0.95), p99: at(0.99) };
+  return { name, rps: latencies.length / seconds, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), p99: quantile(latencies, 0.99) };
 }
 
 const headers = { 'x-gateway-api-key': KEY };

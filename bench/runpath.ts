@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { runExecutor } from '../src/modules/runs/executor.js';
+import { goalLine as line, intEnv, listen, quantile, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (run path): what one `POST /v1/threads/runs` on the offline `local` model costs
@@ -22,14 +19,6 @@ import { runExecutor } from '../src/modules/runs/executor.js';
  * Environment: BENCH_RUNPATH_RUNS (200), BENCH_RUNPATH_READS (1000), BENCH_RUNPATH_CONCURRENCY (4);
  * BENCH_RUNPATH_SQL=1 also prints the statements of the measured run (those of the request first).
  */
-function intEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be an integer ≥ 1, got '${raw}'.`);
-  return value;
-}
-
 const RUNS = intEnv('BENCH_RUNPATH_RUNS', 200);
 const READS = intEnv('BENCH_RUNPATH_READS', 1000);
 const CONCURRENCY = intEnv('BENCH_RUNPATH_CONCURRENCY', 4);
@@ -37,15 +26,10 @@ const KEY = 'bench-bootstrap-key-0123456789';
 const BETA = { 'OpenAI-Beta': 'assistants=v2' };
 const HEADERS = { 'x-gateway-api-key': KEY, 'x-gateway-virtual-key': 'local', ...BETA, 'content-type': 'application/json' };
 
-const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-runpath-'));
-const deadline = setTimeout(() => {
-  console.error('bench/runpath: still running after 120 s; giving up.');
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(1);
-}, 120_000).unref();
+const database = tempDatabase('runpath', 120);
 
 let statements: string[] | null = null;
-const app = await createApp(configFrom({ DATABASE_URL: `sqlite:${join(dir, 'gatehouse.sqlite')}`, LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }), {
+const app = await createApp(configFrom({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }), {
   onQuery: (sql) => statements?.push(sql),
 });
 // Marks how many statements had run when a response was ended (the executor runs after it).
@@ -58,8 +42,7 @@ const server = createServer((req, res) => {
   }) as typeof res.end;
   return app.yoga(req, res);
 });
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const base = await listen(server);
 const executor = runExecutor(app.runtime);
 
 try {
@@ -112,12 +95,10 @@ try {
   const runs = await measure(RUNS, run);
   const reads = await measure(READS, read);
   const sorted = runs.results.sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  const at = (q: number) => quantile(sorted, q);
   const cpuRun = runs.cpuMs / RUNS;
   const cpuRead = reads.cpuMs / READS;
 
-  const line = (what: string, value: string, goal: string, ratio: number) =>
-    console.log(`${what.padEnd(48)} ${value.padStart(14)}   goal ${goal.padEnd(10)} ${ratio.toFixed(2)}× the goal ${ratio <= 1 ? '(met)' : '(not met)'}`);
   console.log(`Run path: POST /v1/threads/runs on local, SQLite file (WAL), no enforcement; ${RUNS} runs and ${READS} reads at concurrency ${CONCURRENCY}`);
   line('SQL statements per run (create + execute)', `${counted}`, '≤ 15', counted / 15);
   line('  transactions per run', `${transactions}`, '≤ 2', transactions / 2);
@@ -126,8 +107,7 @@ try {
   line('x-gateway-overhead-ms p99', `${at(0.99).toFixed(1)} ms`, '≤ 20 ms', at(0.99) / 20);
   line('CPU per run / CPU per GET /v1/assistants/{id}', `${cpuRun.toFixed(2)} / ${cpuRead.toFixed(2)} ms`, '≤ 3×', cpuRun / cpuRead / 3);
 } finally {
-  clearTimeout(deadline);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await app.close();
-  rmSync(dir, { recursive: true, force: true });
+  database.remove();
 }

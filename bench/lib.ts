@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The helpers every bench shares: its BENCH_* settings, its percentiles and its goal lines. */
+
+/** An integer BENCH_* setting (≥ `min`), or `fallback` when unset; anything else stops the bench. */
+export function intEnv(name: string, fallback: number, min = 1): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got '${raw}'.`);
+  return value;
+}
+
+/** The q-quantile (0..1) of ascending `sorted` values; NaN when there are none. */
+export const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+
+/** Starts `server` on 127.0.0.1 on a free port; its base URL. */
+export async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** One measured value beside an upper-bound goal: `ratio` is value / goal, met when ≤ 1. */
+export const goalLine = (what: string, value: string, goal: string, ratio: number) =>
+  console.log(`${what.padEnd(48)} ${value.padStart(14)}   goal ${goal.padEnd(10)} ${ratio.toFixed(2)}× the goal ${ratio <= 1 ? '(met)' : '(not met)'}`);
+
+/**
+ * A SQLite file (WAL, as `npm start` runs it) in a new temporary directory, and a deadline that
+ * removes it and ends the bench if it is still running after `seconds`. `remove()` when done.
+ */
+export function tempDatabase(bench: string, seconds: number): { url: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), `gatehouse-bench-${bench}-`));
+  const deadline = setTimeout(() => {
+    console.error(`bench/${bench}: still running after ${seconds} s; giving up.`);
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(1);
+  }, seconds * 1000).unref();
+  return {
+    url: `sqlite:${join(dir, 'gatehouse.sqlite')}`,
+    remove() {
+      clearTimeout(deadline);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
