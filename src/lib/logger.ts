@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { prettyStream } from './pretty-log.js';
+import { REDACTED } from './redact.js';
 
 export type { Logger };
 
@@ -15,7 +16,7 @@ export function createLogger(level: string, destination?: DestinationStream, for
       // Belt and braces: secrets never reach a log line even if a caller logs a whole object.
       redact: {
         paths: ['*.key', '*.secret', '*.api_key', '*.apiKey', 'headers.authorization', 'headers["x-gateway-api-key"]', 'headers["x-portkey-api-key"]'],
-        censor: '[redacted]',
+        censor: REDACTED,
       },
     },
     format === 'pretty' ? prettyStream((destination as NodeJS.WritableStream | undefined) ?? process.stdout) : destination,
