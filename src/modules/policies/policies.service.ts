@@ -147,8 +147,11 @@ export async function archivePolicy(ctx: ServiceContext, id: string): Promise<Us
   if (policy.status !== 'archived') {
     policy.status = 'archived';
     policy.updatedAt = ctx.runtime.clock.now();
-    await ctx.em.flush();
-    await unindexPolicy(ctx.em, policy.id);
+    // The status and the index leave together: no archived policy keeps its terms.
+    await ctx.em.transactional(async (tx) => {
+      await tx.flush();
+      await unindexPolicy(tx, policy.id);
+    });
     policiesChanged(ctx.runtime);
   }
   return policy;
