@@ -256,8 +256,7 @@ async function finish(ctx: ChatContext, prepared: Prepared, usage: Usage, upstre
     guardrails.push(...guardrailVerdicts('output', evaluation.results));
     if (evaluation.deny && options.deny) {
       ctx.runtime.metrics.refusals.inc({ reason: 'output_guardrail' });
-      const error = guardrailDeniedError(evaluation);
-      denied = new GuardrailDeniedError(error.message.replace('The request was denied', 'The answer was denied'), evaluation.results);
+      denied = guardrailDeniedError(evaluation, 'answer');
       status = denied.status;
       refusal = 'output_guardrail';
     }

@@ -329,8 +329,7 @@ export async function checkRunOutput(runtime: Runtime, input: OutputCheckInput):
   }
   if (!evaluation.deny) return { pass: true };
   runtime.metrics.refusals.inc({ reason: 'output_guardrail' });
-  const denied = guardrailDeniedError(evaluation);
-  return { pass: false, code: REFUSED_ANSWER, message: denied.message.replace('The request was denied', 'The answer was denied') };
+  return { pass: false, code: REFUSED_ANSWER, message: guardrailDeniedError(evaluation, 'answer').message };
 }
 
 export async function runFinished(runtime: Runtime, run: RunSummary, usage: RunUsage): Promise<void> {

@@ -228,14 +228,15 @@ async function record(
 
 /**
  * The 446 of a denied request (docs/contract.md#guardrails): the message names what denied it, and
- * `guardrail_results` lists the synchronous results.
+ * `guardrail_results` lists the synchronous results. `what` is the checked text: the request
+ * (input guardrails) or the answer (output guardrails).
  */
-export function guardrailDeniedError(evaluation: RequestEvaluation): GuardrailDeniedError {
+export function guardrailDeniedError(evaluation: RequestEvaluation, what: 'request' | 'answer' = 'request'): GuardrailDeniedError {
   const denied = evaluation.results.filter((r) => r.deny && !r.async);
   const parts = [
     ...denied.map((r) => `'${r.name}' (${r.slug})`),
     ...evaluation.missing.map((ref) => `'${ref}' (not found)`),
   ];
   const noun = parts.length === 1 ? 'guardrail' : 'guardrails';
-  return new GuardrailDeniedError(`The request was denied by ${noun} ${parts.join(', ')}.`, evaluation.results);
+  return new GuardrailDeniedError(`The ${what} was denied by ${noun} ${parts.join(', ')}.`, evaluation.results);
 }
