@@ -13,10 +13,9 @@ import {
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../schema/index.js';
-import { executeSql } from '../../src/db/sql.js';
-import { runExecutor } from '../../src/modules/runs/executor.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { AWKWARD_TEXT } from './mutations.js';
+import { rowCounts, tableNames } from './row-counts.js';
 
 /*
  * Generated variables for every query and mutation field of the GraphQL schema, from the
@@ -35,18 +34,11 @@ let tables: string[] = [];
 
 beforeAll(async () => {
   t = await createTestApp();
-  const rows = await executeSql<Array<{ name: string }>>(t.app.runtime.orm.em.fork(), "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'mikro_orm_%'", []);
-  tables = rows.map((row) => row.name);
+  tables = await tableNames(t);
 });
 afterAll(() => t.close());
 
-async function counts(): Promise<Record<string, number>> {
-  await runExecutor(t.app.runtime).whenIdle();
-  await new Promise((resolve) => setImmediate(resolve));
-  const sql = tables.map((name) => `select '${name}' as name, count(*) as n from "${name}"`).join(' union all ');
-  const rows = await executeSql<Array<{ name: string; n: number }>>(t.app.runtime.orm.em.fork(), sql, []);
-  return Object.fromEntries(rows.map((row) => [row.name, Number(row.n)]));
-}
+const counts = () => rowCounts(t, tables);
 
 const text = fc.oneof({ arbitrary: fc.constantFrom('default', 'local', 'gpt-4o-mini', 'x', ''), weight: 3 }, { arbitrary: fc.string({ maxLength: 12 }), weight: 2 }, { arbitrary: fc.constantFrom(...AWKWARD_TEXT), weight: 2 });
 const integer = fc.oneof({ arbitrary: fc.integer({ min: 0, max: 100 }), weight: 3 }, { arbitrary: fc.constantFrom(-1, 2 ** 31 - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 53, 1.5), weight: 1 });

@@ -2,11 +2,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../rest/routes.js';
 import type { RouteRow } from '../../rest/route.js';
-import { executeSql } from '../../src/db/sql.js';
-import { requestLogWriter } from '../../src/modules/request-log/request-log.writer.js';
 import { runExecutor } from '../../src/modules/runs/executor.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { AWKWARD_TEXT, mutateToText, mutationChoice, type MutationChoice } from './mutations.js';
+import { rowCounts, tableNames } from './row-counts.js';
 import { arbitraryFor } from './zod-arbitrary.js';
 
 /*
@@ -60,25 +59,16 @@ beforeAll(async () => {
     message_id: [messages.data[0].id],
     run_id: [run.id],
   });
-  const rows = await executeSql<Array<{ name: string }>>(t.app.runtime.orm.em.fork(), "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'mikro_orm_%'", []);
-  tables = rows.map((row) => row.name);
+  tables = await tableNames(t);
   expect(tables.length, 'tables to count').toBeGreaterThan(10);
 });
 afterAll(() => t.close());
 
 /**
- * Row counts of every table, after background work (runs, after-response tasks, the request log's
- * batches) has settled. The request log is left out: it records refused model requests too, by
+ * Row counts of every table but the request log: it records refused model requests too, by
  * design, so an error answer may add an audit row there and nowhere else.
  */
-async function counts(): Promise<Record<string, number>> {
-  await runExecutor(t.app.runtime).whenIdle();
-  await new Promise((resolve) => setImmediate(resolve));
-  await requestLogWriter(t.app.runtime).flush();
-  const sql = tables.filter((name) => name !== 'request_logs').map((name) => `select '${name}' as name, count(*) as n from "${name}"`).join(' union all ');
-  const rows = await executeSql<Array<{ name: string; n: number }>>(t.app.runtime.orm.em.fork(), sql, []);
-  return Object.fromEntries(rows.map((row) => [row.name, Number(row.n)]));
-}
+const counts = () => rowCounts(t, tables.filter((name) => name !== 'request_logs'));
 
 const AWKWARD_SEGMENTS = ['nope', '00000000-0000-4000-8000-000000000000', '%00', 'a%00b', '%01', '%1B', '%ED%A0%80', '%F0%9F%98%80', '%25', '%2F', '..', 'x'.repeat(3000), '%E2%80%A8'];
 
