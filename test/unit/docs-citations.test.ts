@@ -1,5 +1,5 @@
 /**
- * The repository's documents are its own: nothing in the sources, tests or docs sends a reader to
+ * The repository's documents are its own: nothing in the sources, tests, benches or docs sends a reader to
  * a document outside the repository, and every `docs/<page>.md#<anchor>` that is cited exists.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { filesUnder, root } from '../helpers/source-files.js';
 
 const scanned = () => [
-  ...['src', 'schema', 'rest', 'test', 'docs'].flatMap((dir) => filesUnder(join(root, dir))),
+  ...['src', 'schema', 'rest', 'test', 'docs', 'bench', 'bin'].flatMap((dir) => filesUnder(join(root, dir))),
   join(root, 'README.md'),
   join(root, 'CONTRIBUTING.md'),
 ];
