@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
-import { intEnv, listen, quantile } from './lib.js';
+import { inParallel, intEnv, listen, quantile } from './lib.js';
 
 /**
  * `npm run bench` (chat part): the latency Gatehouse adds to `POST /v1/chat/completions`. A small
@@ -88,20 +88,15 @@ function send(target: Target, stream: boolean): Promise<Response> {
 const overheads: number[] = [];
 
 async function batch(target: Target, stream: boolean, count: number, concurrency: number, latencies: number[]): Promise<number> {
-  let next = 0;
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next++ < count) {
-        const t0 = performance.now();
-        const response = await send(target, stream);
-        const body = await response.text();
-        if (response.status !== 200) throw new Error(`${target}: HTTP ${response.status} ${body}`);
-        latencies.push(performance.now() - t0);
-        if (target === 'gateway') overheads.push(Number(response.headers.get('x-gateway-overhead-ms')));
-      }
-    }),
-  );
+  await inParallel(concurrency, count, async () => {
+    const t0 = performance.now();
+    const response = await send(target, stream);
+    const body = await response.text();
+    if (response.status !== 200) throw new Error(`${target}: HTTP ${response.status} ${body}`);
+    latencies.push(performance.now() - t0);
+    if (target === 'gateway') overheads.push(Number(response.headers.get('x-gateway-overhead-ms')));
+  });
   return performance.now() - started;
 }
 

@@ -47,3 +47,13 @@ export function tempDatabase(bench: string, seconds: number): { url: string; rem
     },
   };
 }
+
+/** `count` calls of `call`, from `concurrency` workers each starting the next as soon as its last one ends. */
+export async function inParallel(concurrency: number, count: number, call: () => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next++ < count) await call();
+    }),
+  );
+}

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
-import { intEnv, listen, quantile } from './lib.js';
+import { inParallel, intEnv, listen, quantile } from './lib.js';
 
 /**
  * `npm run bench`: throughput and latency of the same read over REST and over /graphql, on a real
@@ -27,19 +27,14 @@ interface Result {
 async function measure(name: string, send: () => Promise<Response>): Promise<Result> {
   for (let i = 0; i < 200; i++) await (await send()).arrayBuffer(); // warm-up
   const latencies: number[] = [];
-  let next = 0;
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next++ < REQUESTS) {
-        const t0 = performance.now();
-        const response = await send();
-        await response.arrayBuffer();
-        if (response.status !== 200) throw new Error(`${name}: HTTP ${response.status}`);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
+  await inParallel(CONCURRENCY, REQUESTS, async () => {
+    const t0 = performance.now();
+    const response = await send();
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${name}: HTTP ${response.status}`);
+    latencies.push(performance.now() - t0);
+  });
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return { name, rps: latencies.length / seconds, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), p99: quantile(latencies, 0.99) };

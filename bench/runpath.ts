@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { runExecutor } from '../src/modules/runs/executor.js';
-import { goalLine as line, intEnv, listen, quantile, tempDatabase } from './lib.js';
+import { goalLine as line, inParallel, intEnv, listen, quantile, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (run path): what one `POST /v1/threads/runs` on the offline `local` model costs
@@ -63,13 +63,10 @@ try {
   /** `count` calls from CONCURRENCY workers; their results, and the process CPU (ms) until drained. */
   const measure = async (count: number, call: () => Promise<number>) => {
     const results: number[] = [];
-    let next = 0;
     const cpu = process.cpuUsage();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next++ < count) results.push(await call());
-      }),
-    );
+    await inParallel(CONCURRENCY, count, async () => {
+      results.push(await call());
+    });
     await executor.whenIdle();
     const used = process.cpuUsage(cpu);
     return { results, cpuMs: (used.user + used.system) / 1000 };
