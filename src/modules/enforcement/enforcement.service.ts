@@ -30,8 +30,7 @@ import { nextOrdinal } from '../runs/ordinal.js';
 import { RunStepSchema } from '../runs/run-step.entity.js';
 import { RunSchema, type RunUsage } from '../runs/run.entity.js';
 import { textOf } from '../runs/wire.js';
-import { fromUnits, measureUsage, usageEngine, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
-import { periodKey } from '../usage/usage-periods.js';
+import { measureUsage, usageEngine, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
 import { guardrailDecision, type AdmissionDecision, type GuardrailDecision, type LimitDecision, type Settlement } from './decisions.js';
 import { EnforcementRecordSchema, type EnforcementRecord } from './enforcement-record.entity.js';
 import { estimateTokens, segmentUsage, type UsagePoint } from './estimate.js';
@@ -178,29 +177,18 @@ async function estimateRequest(em: EntityManager, request: ModelWorkRequest): Pr
   return estimateTokens({ promptParts: tokenUpperBounds(texts), maxCompletionTokens: request.maxCompletionTokens ?? null, completionTokensUsed: completionUsed });
 }
 
-/** Each spec's bucket usage right after the reservation (one query per spec; specs are few). */
+/** Each spec's bucket usage right after the reservation (specs are few). */
 async function bucketSnapshot(runtime: Runtime, specs: LimitSpec[]): Promise<LimitDecision[]> {
-  const connection = runtime.fork().getConnection();
-  const now = runtime.clock.now();
-  const out: LimitDecision[] = [];
-  for (const spec of specs) {
-    const rows = await connection.execute<Array<{ used: number; reserved: number }>>(
-      'select used, reserved from usage_buckets where owner_type = ? and owner_id = ? and value_key = ? and type = ? and period_key = ?',
-      [spec.ownerType, spec.ownerId, spec.valueKey, spec.type, periodKey(spec.periodicReset, now)],
-      'all',
-    );
-    out.push({
-      ownerType: spec.ownerType,
-      ownerId: spec.ownerId,
-      label: spec.label,
-      valueKey: spec.valueKey,
-      type: spec.type,
-      creditLimit: spec.creditLimit,
-      currentUsage: fromUnits(spec.type, Number(rows[0]?.used ?? 0)),
-      reserved: fromUnits(spec.type, Number(rows[0]?.reserved ?? 0)),
-    });
-  }
-  return out;
+  const usage = await usageEngine(runtime).usageOf(specs);
+  return specs.map((spec, i) => ({
+    ownerType: spec.ownerType,
+    ownerId: spec.ownerId,
+    label: spec.label,
+    valueKey: spec.valueKey,
+    type: spec.type,
+    creditLimit: spec.creditLimit,
+    ...usage[i],
+  }));
 }
 
 /**

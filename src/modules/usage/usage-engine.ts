@@ -328,19 +328,34 @@ export class UsageEngine {
     const now = this.runtime.clock.now();
     const em = this.runtime.fork();
     for (const spec of specs) {
-      const row = await exec<Row | undefined>(
-        em,
-        'select used, reserved from usage_buckets where owner_type = ? and owner_id = ? and value_key = ? and type = ? and period_key = ?',
-        [spec.ownerType, spec.ownerId, spec.valueKey, spec.type, periodKey(spec.periodicReset, now)],
-        'get',
-      );
-      const used = num(row?.used);
-      const reserved = num(row?.reserved);
+      const { used, reserved } = await this.readBucket(em, spec, now);
       if (used + reserved >= limitToUnits(spec.type, spec.creditLimit)) {
         return { ok: false, refusedBy: spec, currentUsage: fromUnits(spec.type, used), reserved: fromUnits(spec.type, reserved) };
       }
     }
     return { ok: true };
+  }
+
+  /** Each spec's current bucket (settled usage and held estimates, in the limit's unit; zero when it has none yet). */
+  async usageOf(specs: readonly LimitSpec[]): Promise<Array<{ currentUsage: number; reserved: number }>> {
+    const now = this.runtime.clock.now();
+    const em = this.runtime.fork();
+    const out: Array<{ currentUsage: number; reserved: number }> = [];
+    for (const spec of specs) {
+      const { used, reserved } = await this.readBucket(em, spec, now);
+      out.push({ currentUsage: fromUnits(spec.type, used), reserved: fromUnits(spec.type, reserved) });
+    }
+    return out;
+  }
+
+  private async readBucket(em: EntityManager, spec: LimitSpec, now: Date): Promise<{ used: number; reserved: number }> {
+    const row = await exec<Row | undefined>(
+      em,
+      'select used, reserved from usage_buckets where owner_type = ? and owner_id = ? and value_key = ? and type = ? and period_key = ?',
+      [spec.ownerType, spec.ownerId, spec.valueKey, spec.type, periodKey(spec.periodicReset, now)],
+      'get',
+    );
+    return { used: num(row?.used), reserved: num(row?.reserved) };
   }
 
   /** The owner's buckets of the current period, ordered by value key. */
