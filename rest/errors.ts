@@ -1,26 +1,11 @@
 import type { GraphQLError } from 'graphql';
 import type { ZodError } from 'zod';
-import { contractError, type AppError } from '../schema/contracts.js';
+import { contractError } from '../schema/contracts.js';
 import { extensionsOf, type ErrorExtensions } from '../schema/index.js';
+import { errorResponse } from '../src/http/error-response.js';
 
-/** The four-key envelope (docs/contract.md#errors), plus any extra top-level keys (guardrail_results). */
-export function errorResponse(
-  status: number,
-  error: { message: string; type: string; param?: string | null; code?: string | null },
-  headers: Record<string, string> = {},
-  extra: Record<string, unknown> = {},
-): Response {
-  const body = { error: { message: error.message, type: error.type, param: error.param ?? null, code: error.code ?? null }, ...extra };
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-  });
-}
-
-/** A registered error the edge answers itself (405, 413, 415, malformed JSON, unknown URL). */
-export function appErrorResponse(error: AppError): Response {
-  return errorResponse(error.status, error, error.headers, error.extra);
-}
+// The envelope is written in src/http/error-response.ts, shared with the edge; rest/ reaches it here.
+export { appErrorResponse, errorResponse } from '../src/http/error-response.js';
 
 export function graphQLErrorResponse(error: GraphQLError): Response {
   const ext: ErrorExtensions = extensionsOf(error);

@@ -4,27 +4,11 @@ import type { RequestContext } from '../src/context.js';
 import { AppError, toExtensions } from '../src/errors.js';
 import { Scope } from '../src/auth/tenancy.js';
 import type { Runtime } from '../src/runtime.js';
+import { requestIdOf } from '../src/http/request-id.js';
 
 export type { RequestContext, Runtime };
 
 const contexts = new WeakMap<Request, RequestContext>();
-const requestIds = new WeakMap<Request, { id: string; startedAt: number }>();
-
-const CALLER_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** The request id: the caller's own x-gateway-request-id when it is sane, else a fresh one. */
-export function requestIdOf(request: Request): { id: string; startedAt: number } {
-  let entry = requestIds.get(request);
-  if (!entry) {
-    const callers = request.headers.get('x-gateway-request-id');
-    entry = {
-      id: callers && CALLER_REQUEST_ID.test(callers) ? callers : crypto.randomUUID(),
-      startedAt: performance.now(),
-    };
-    requestIds.set(request, entry);
-  }
-  return entry;
-}
 
 /** The context built for this request, if authentication got that far. */
 export function contextOf(request: Request): RequestContext | undefined {

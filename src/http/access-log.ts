@@ -1,4 +1,9 @@
+import type { Plugin } from 'graphql-yoga';
+import { contextOf } from '../../schema/context.js';
 import type { Principal } from '../auth/principal.js';
+import type { Logger } from '../lib/logger.js';
+import { elapsedSeconds, requestIdOf } from './request-id.js';
+import { routeOf } from './route-label.js';
 
 export interface AccessLogInput {
   requestId: string;
@@ -27,4 +32,26 @@ export function accessLogFields(input: AccessLogInput): Record<string, string | 
     if (input.principal.workspaceId) fields.workspaceId = input.principal.workspaceId;
   }
   return fields;
+}
+
+/**
+ * One access line per request; failures at warn so they still show at LOG_LEVEL=warn. The line is
+ * built only when its level is on (this runs for every request).
+ */
+export function accessLogPlugin(logger: Logger): Plugin {
+  return {
+    onResponse({ request, response }) {
+      const level = response.status >= 500 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const fields = accessLogFields({
+        requestId: requestIdOf(request).id,
+        method: request.method,
+        route: routeOf(request),
+        status: response.status,
+        seconds: elapsedSeconds(request),
+        principal: contextOf(request)?.principal,
+      });
+      logger[level](fields, level === 'warn' ? 'request failed' : 'request');
+    },
+  };
 }

@@ -3,6 +3,10 @@
  * declared a Content-Length (a chunked body declares none): the REST layer reads its bodies with
  * this, and /graphql hands Yoga's own parser a body read with it.
  */
+import type { Plugin } from 'graphql-yoga';
+import { PayloadTooLargeError } from '../errors.js';
+import { graphqlAppErrorResponse } from './graphql-errors.js';
+import { graphqlRouteOf } from './served-paths.js';
 
 /** The body's bytes, or null when it is larger than `limit` (reading stops there). */
 export async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array<ArrayBuffer> | null> {
@@ -40,5 +44,23 @@ export function limitedParser<T>(parse: (request: Request) => T | Promise<T>, li
     const bytes = await readLimited(request.body, limit);
     if (bytes === null) return tooLarge();
     return parse(new Request(request.url, { method: request.method, headers: request.headers, body: bytes }));
+  };
+}
+
+/**
+ * The limit at the GraphQL endpoints (the REST layer reads its bodies with `readLimited`): a
+ * declared length over it is refused before anything is read, an undeclared one while it is read.
+ */
+export function graphqlBodyLimitPlugin(limit: number): Plugin {
+  const tooLarge = () => graphqlAppErrorResponse(new PayloadTooLargeError(limit));
+  return {
+    onRequest({ request, url, endResponse }) {
+      if (!graphqlRouteOf(url.pathname)) return;
+      const declared = Number(request.headers.get('content-length') ?? NaN);
+      if (declared > limit) endResponse(tooLarge());
+    },
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (requestParser) setRequestParser(limitedParser(requestParser, limit, tooLarge));
+    },
   };
 }

@@ -3,9 +3,11 @@
  * submit tool outputs, over REST or GraphQL). Every response to one carries the time it spent in
  * the gateway: the REST layer marks its data-plane rows as soon as the route matched (so a 400 or
  * 401 on them carries it too), the runs engine marks any request that reaches admission (GraphQL
- * mutations included), and the app stamps the header when the response is ready.
+ * mutations included), and the edge stamps the header when the response is ready.
  */
+import type { Plugin } from 'graphql-yoga';
 import type { Metrics } from '../lib/metrics.js';
+import { requestIdOf } from './request-id.js';
 
 export const OVERHEAD_HEADER = 'x-gateway-overhead-ms';
 
@@ -20,9 +22,13 @@ export function markDataPlane(request: Request): void {
  * time from the request's arrival to its answer being ready (for a stream, to the stream's
  * start). Run routes execute the model in the background, so none of the model's time is in it.
  */
-export function stampOverhead(request: Request, response: Response, startedAt: number, metrics: Metrics): void {
-  if (!dataPlaneRequests.has(request) || response.headers.has(OVERHEAD_HEADER)) return;
-  const ms = performance.now() - startedAt;
-  response.headers.set(OVERHEAD_HEADER, ms.toFixed(3));
-  metrics.overhead.observe(ms / 1000);
+export function overheadPlugin(metrics: Metrics): Plugin {
+  return {
+    onResponse({ request, response }) {
+      if (!dataPlaneRequests.has(request) || response.headers.has(OVERHEAD_HEADER)) return;
+      const ms = performance.now() - requestIdOf(request).startedAt;
+      response.headers.set(OVERHEAD_HEADER, ms.toFixed(3));
+      metrics.overhead.observe(ms / 1000);
+    },
+  };
 }

@@ -2,9 +2,10 @@ import { getOperationAST, type ExecutionResult, type GraphQLError } from 'graphq
 import type { Response as HandlerResponse } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
-import { extensionsOf, maskError, requestIdOf } from '../../schema/index.js';
+import { extensionsOf, maskError } from '../../schema/index.js';
 import { UnsupportedMediaTypeError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
+import { requestIdOf } from './request-id.js';
 import { graphqlErrorsResponse, type GraphQLErrorJson } from './graphql-errors.js';
 
 

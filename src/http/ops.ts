@@ -1,10 +1,12 @@
+import type { Plugin } from 'graphql-yoga';
 import type { Runtime } from '../runtime.js';
+import { recordRoute } from './route-label.js';
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
 
 /** Liveness, readiness and metrics: answered without an API key (metrics: unless METRICS_TOKEN is set). */
-export async function opsResponse(runtime: Runtime, request: Request, pathname: string): Promise<Response | undefined> {
+async function opsResponse(runtime: Runtime, request: Request, pathname: string): Promise<Response | undefined> {
   if (pathname === '/healthz') return json(200, { status: 'ok' });
   if (pathname === '/readyz') {
     try {
@@ -26,4 +28,16 @@ export async function opsResponse(runtime: Runtime, request: Request, pathname: 
     });
   }
   return undefined;
+}
+
+/** Answers the operations endpoints before anything else (no authentication, no body). */
+export function opsPlugin(runtime: Runtime): Plugin {
+  return {
+    async onRequest({ request, url, endResponse }) {
+      const ops = await opsResponse(runtime, request, url.pathname);
+      if (!ops) return;
+      recordRoute(request, url.pathname);
+      endResponse(ops);
+    },
+  };
 }
