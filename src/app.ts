@@ -2,7 +2,9 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { RequestContext } from './context.js';
 import type { Config } from './config.js';
+import { consolePlugin } from './http/console.js';
 import { edgePlugins } from './http/edge.js';
+import { offlineGraphiQL } from './http/graphiql.js';
 import { graphqlStreamPlugin } from './http/graphql-stream.js';
 import { GRAPHQL_PATH, GRAPHQL_STREAM_PATH } from './http/served-paths.js';
 import { createRuntime, startModules, type Runtime, type RuntimeOptions } from './runtime.js';
@@ -35,10 +37,12 @@ export async function createApp(config: Config, options: RuntimeOptions = {}): P
     landingPage: false,
     logging: false,
     graphiql: { title: 'Gatehouse', subscriptionsProtocol: 'GRAPHQL_SSE' },
+    renderGraphiQL: offlineGraphiQL,
     context: ({ request }) => createRequestContext(runtime, request),
     // Masking happens in maskingPlugin, which knows the request id; Yoga's would not.
     maskedErrors: false,
     plugins: [
+      consolePlugin(),
       ...edgePlugins(runtime),
       maskingPlugin(),
       documentErrorsPlugin(),

@@ -3,7 +3,8 @@ import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'graphql-yoga';
 import { MethodNotAllowedError, unknownUrl } from '../errors.js';
-import { appErrorResponse } from '../../rest/errors.js';
+import { appErrorResponse } from './error-response.js';
+import { requestIdOf } from './request-id.js';
 import { recordRoute } from './route-label.js';
 
 /** The web console's static files (plain HTML, CSS and ES modules: nothing to build, nothing fetched). */
@@ -55,13 +56,18 @@ function loadFiles(dir: string): Map<string, StaticFile> {
   return files;
 }
 
-/** Serves `/console` (GET and HEAD); other paths pass on. Listed before the edge's 404 for unknown paths. */
+/**
+ * Serves `/console` (GET and HEAD); other paths pass on. Listed before the edge plugins (whose
+ * served-paths plugin answers 404 for paths it does not know), so it starts the request's clock
+ * itself; the edge's response plugins (request id, metrics, access line) still run on its answers.
+ */
 export function consolePlugin(dir = CONSOLE_DIR): Plugin {
   const files = loadFiles(dir);
   return {
     onRequest({ request, url, endResponse }) {
       const pathname = url.pathname;
       if (pathname !== PREFIX && !pathname.startsWith(`${PREFIX}/`)) return;
+      requestIdOf(request);
       // One label for the folder: the set of files is fixed, but unknown paths must not add labels.
       recordRoute(request, PREFIX);
       const file = files.get(pathname);
