@@ -1,6 +1,8 @@
 import { resolveWorkspace } from '../src/auth/tenancy.js';
 import type { UsageLimitsPolicy } from '../src/modules/policies/usage-limits-policy.entity.js';
 import * as policies from '../src/modules/policies/policies.service.js';
+import * as entities from '../src/modules/policies/policy-entities.js';
+import type { Page } from '../src/lib/paging.js';
 import type { BucketUsage, UsageAlertEvent } from '../src/modules/usage/usage-engine.js';
 import { usageAlertsTopic } from '../src/modules/usage/usage-engine.js';
 import type { Condition, GroupByKey } from '../src/modules/usage/conditions.js';
@@ -65,6 +67,28 @@ const ValueKeyUsageRef = builder.objectRef<BucketUsage>('ValueKeyUsage').impleme
   }),
 });
 
+const UsageLimitsPolicyEntityRef = builder.objectRef<entities.PolicyEntity>('UsageLimitsPolicyEntity').implement({
+  description: "One of a policy's value keys (a combination of group_by values seen in requests) with its usage in the current period.",
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'The value key: what the reset mutation and `resetUsageForValue` name.' }),
+    valueKey: t.exposeString('valueKey', { description: 'The joined group_by values, e.g. `api_key:<id>|metadata.user:alice`.' }),
+    currentUsage: t.exposeFloat('currentUsage', { description: 'Settled usage this period: tokens, or US dollars for cost policies (0 when none yet).' }),
+    creditLimit: t.exposeFloat('creditLimit', { description: "The policy's limit per value key and period." }),
+    periodKey: t.exposeString('periodKey', { description: 'The current period: `2026-11`, `2026-W48` or `all` (never resets).' }),
+    status: t.field({ type: UsageBucketStatusEnum, description: 'Exhausted once usage reaches the credit limit.', resolve: (e) => e.status }),
+    isThresholdAlertsSent: t.exposeBoolean('isThresholdAlertsSent', { description: 'The threshold alert was raised this period.' }),
+    isExhaustedAlertsSent: t.exposeBoolean('isExhaustedAlertsSent', { description: 'The limit-reached alert was raised this period.' }),
+  }),
+});
+
+const UsageLimitsPolicyEntityListRef = builder.objectRef<Page<entities.PolicyEntity>>('UsageLimitsPolicyEntityList').implement({
+  description: "One page of a policy's entities, ordered by value key.",
+  fields: (t) => ({
+    total: t.exposeInt('total', { description: 'How many entities match the filters (all pages).' }),
+    data: t.field({ type: [UsageLimitsPolicyEntityRef], description: 'This page.', resolve: (page) => page.data }),
+  }),
+});
+
 export const UsageLimitsPolicyRef = builder.objectRef<UsageLimitsPolicy>('UsageLimitsPolicy').implement({
   description: 'A cost or token budget for the matching requests of a workspace, per group_by value and period.',
   fields: (t) => ({
@@ -106,6 +130,17 @@ export const UsageLimitsPolicyRef = builder.objectRef<UsageLimitsPolicy>('UsageL
       // The key carries what picks the current buckets, so one query serves every policy of a page.
       load: (keys: string[], ctx) => policies.valueKeyUsageOf(ctx.runtime, keys.map((key) => JSON.parse(key))),
       resolve: (p) => JSON.stringify({ id: p.id, type: p.type, periodicReset: p.periodicReset ?? null, creditLimit: Number(p.creditLimit) }),
+    }),
+    entities: t.field({
+      type: UsageLimitsPolicyEntityListRef,
+      description: 'Every value key the policy has counted usage for (in any period), with its usage in the current period, by value key.',
+      args: {
+        status: t.arg({ type: UsageBucketStatusEnum, description: 'Only active or only exhausted entities.' }),
+        search: t.arg.string({ description: 'Only value keys containing this text (case-insensitive).' }),
+        pageSize: t.arg.int({ description: 'Items per page, 0–1000 (default 100; 0 returns only the total).' }),
+        currentPage: t.arg.int({ description: 'Zero-based page number (default 0).' }),
+      },
+      resolve: (p, args, ctx) => entities.listPolicyEntities(ctx, p, args),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     lastUpdatedAt: t.field({ type: 'DateTime', description: 'When it last changed.', resolve: (p) => p.updatedAt }),
@@ -187,6 +222,15 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateUsageLimitsPolicyInput, required: true, description: 'The changes.' }),
     },
     resolve: (_root, { id, input }, ctx) => policies.updatePolicy(ctx, String(id), parseInput(contract.updatePolicyContract, input)),
+  }),
+  resetUsageLimitsPolicyEntity: t.field({
+    type: UsageLimitsPolicyEntityRef,
+    description: "Zeroes one entity's usage of the current period and clears its alert flags (as `resetUsageForValue`).",
+    args: {
+      policyId: t.arg.id({ required: true, description: 'The policy id.' }),
+      entityId: t.arg.id({ required: true, description: 'The entity id (its value key).' }),
+    },
+    resolve: (_root, args, ctx) => entities.resetPolicyEntity(ctx, String(args.policyId), String(args.entityId)),
   }),
   archiveUsageLimitsPolicy: t.field({
     type: UsageLimitsPolicyRef,

@@ -198,6 +198,7 @@ export const ERROR_CODES = {
   collection_not_found: [404, 'Unknown or invisible collection.'],
   prompt_not_found: [404, 'Unknown or invisible prompt.'],
   policy_not_found: [404, 'Unknown or invisible policy.'],
+  policy_entity_not_found: [404, 'A usage-limits policy has never counted usage for this value key.'],
   guardrail_not_found: [404, 'Unknown or invisible guardrail.'],
   integration_not_found: [404, 'Unknown or invisible integration.'],
   provider_not_found: [404, 'Unknown or invisible provider.'],

@@ -1,4 +1,4 @@
-import { createPolicyBody, listPoliciesQuery, updatePolicyBody } from '../bodies/policies.js';
+import { createPolicyBody, listPoliciesQuery, listPolicyEntitiesQuery, updatePolicyBody } from '../bodies/policies.js';
 import { graphqlInput, policiesContract } from '../../schema/contracts.js';
 import { listBody, type RouteRow } from '../route.js';
 
@@ -60,6 +60,27 @@ export const policiesRoutes: RouteRow[] = [
     operation: 'RestUpdateUsageLimitsPolicy',
     body: updatePolicyBody,
     variables: ({ params, body }) => ({ id: params.id, input: graphqlInput(policiesContract.updatePolicyContract, body) }),
+    result: () => ({}),
+  },
+  {
+    method: 'GET',
+    path: '/v1/policies/usage-limits/:id/entities',
+    operation: 'RestListUsageLimitsPolicyEntities',
+    query: listPolicyEntitiesQuery,
+    variables: ({ params, query }) => ({
+      id: params.id,
+      status: query.status,
+      search: query.search,
+      pageSize: query.page_size,
+      currentPage: query.current_page,
+    }),
+    result: (data) => listBody(data.usageLimitsPolicy.entities),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/policies/usage-limits/:id/entities/:entityId/reset',
+    operation: 'RestResetUsageLimitsPolicyEntity',
+    variables: ({ params }) => ({ id: params.id, entityId: params.entityId }),
     result: () => ({}),
   },
   {

@@ -16,6 +16,8 @@ export type PolicyType = (typeof POLICY_TYPES)[number];
 export const POLICY_STATUSES = ['active', 'archived'] as const;
 export type PolicyStatus = (typeof POLICY_STATUSES)[number];
 export const DEFAULT_POLICY_NAME = 'Usage limits policy';
+/** An entity's (value key's) status this period; `bucketStatus` decides it. */
+export const ENTITY_STATUSES = ['active', 'exhausted'] as const;
 
 /** One of `values`, refused as `Invalid value for '<param>': must be one of 'a', 'b'.` */
 export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>

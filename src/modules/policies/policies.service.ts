@@ -119,10 +119,7 @@ export async function createPolicy(ctx: ServiceContext, input: CreatePolicyInput
  * `reset_usage_for_value` names it. Archived policies cannot be changed.
  */
 export async function updatePolicy(ctx: ServiceContext, id: string, input: UpdatePolicyInput): Promise<UsageLimitsPolicy> {
-  const policy = await getPolicy(ctx, id);
-  if (policy.status === 'archived') {
-    throw new BadRequestError('Archived usage limits policies cannot be changed.', { code: 'policy_archived' });
-  }
+  const policy = await getChangeablePolicy(ctx, id);
   const name = input.name === undefined ? policy.name : validateName(input.name);
   const creditLimit = input.credit_limit ?? policy.creditLimit;
   const alertThreshold = input.alert_threshold === undefined ? (policy.alertThreshold ?? null) : input.alert_threshold;
@@ -132,13 +129,30 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Updat
   const now = ctx.runtime.clock.now();
   const limitsChanged = creditLimit !== policy.creditLimit || alertThreshold !== (policy.alertThreshold ?? null);
   Object.assign(policy, { name, creditLimit, alertThreshold, periodicReset, updatedAt: now });
-  if (resetValue) policy.lastResetAt = now;
   await ctx.em.flush();
-  const engine = usageEngine(ctx.runtime);
-  if (limitsChanged) await engine.updateLimits('policy', policy.id, { type: policy.type, creditLimit, alertThreshold });
-  if (resetValue) await engine.resetUsage('policy', policy.id, resetValue, { type: policy.type, periodicReset });
+  if (limitsChanged) await usageEngine(ctx.runtime).updateLimits('policy', policy.id, { type: policy.type, creditLimit, alertThreshold });
+  if (resetValue) await resetValueKey(ctx, policy, resetValue);
   policiesChanged(ctx.runtime);
   return policy;
+}
+
+/** A visible policy that may still change: an archived one is a 400. */
+export async function getChangeablePolicy(ctx: ServiceContext, id: string): Promise<UsageLimitsPolicy> {
+  const policy = await getPolicy(ctx, id);
+  if (policy.status === 'archived') {
+    throw new BadRequestError('Archived usage limits policies cannot be changed.', { code: 'policy_archived' });
+  }
+  return policy;
+}
+
+/**
+ * Zeroes one value key's usage of the current period and clears its alert flags (so the limit
+ * admits again and alerts can fire again); the policy's last reset becomes now.
+ */
+export async function resetValueKey(ctx: ServiceContext, policy: UsageLimitsPolicy, valueKey: string): Promise<void> {
+  policy.lastResetAt = ctx.runtime.clock.now();
+  await ctx.em.flush();
+  await usageEngine(ctx.runtime).resetUsage('policy', policy.id, valueKey, { type: policy.type, periodicReset: policy.periodicReset ?? null });
 }
 
 /** DELETE: archives (idempotent). An archived policy no longer applies to requests. */

@@ -87,6 +87,22 @@ export interface BucketFilter {
   creditLimit?: number;
 }
 
+/** Which of an owner's value keys `valueKeyPage` returns, and against which limit. */
+export interface ValueKeyQuery {
+  type: LimitType;
+  /** The owner's reset rule: which period is the current one. */
+  periodicReset: PeriodicReset;
+  /** The owner's limit, for each value key's status. */
+  creditLimit: number;
+  status?: BucketStatus | null;
+  /** Only value keys containing this text (case-insensitive). */
+  search?: string | null;
+  /** Only this value key. */
+  valueKey?: string | null;
+  offset: number;
+  limit: number;
+}
+
 export type UsageAlertKind = 'threshold' | 'exhausted';
 
 /** What `usageAlerts:<workspaceId>` carries and the alert log line holds: a plain snapshot. */
@@ -398,6 +414,57 @@ export class UsageEngine {
           };
         }),
     );
+  }
+
+  /**
+   * A page of every value key the owner has counted usage for (in any period), ordered by value
+   * key, each with its usage in the current period of `query.periodicReset` (zero when it has none
+   * yet) and its status against `query.creditLimit`, with the total: paged, filtered and counted in
+   * SQL, so an owner with many value keys costs one page. The status filter is `bucketStatus`'s rule
+   * (`used >= limit` is exhausted) in SQL.
+   */
+  async valueKeyPage(ownerType: LimitOwnerType, ownerId: string, query: ValueKeyQuery): Promise<{ total: number; data: BucketUsage[] }> {
+    const { type, periodicReset } = query;
+    const period = periodKey(periodicReset, this.runtime.clock.now());
+    const limit = limitToUnits(type, query.creditLimit);
+    const current = periodicReset === null ? 'period_key = ? and periodic_reset is null' : 'period_key = ? and periodic_reset = ?';
+    const currentParams = periodicReset === null ? [period] : [period, periodicReset];
+    const usedNow = `sum(case when ${current} then used else 0 end)`;
+    const where: { sql: string[]; params: unknown[] } = { sql: ['owner_type = ?', 'owner_id = ?', 'type = ?'], params: [ownerType, ownerId, type] };
+    if (query.valueKey != null) {
+      where.sql.push('value_key = ?');
+      where.params.push(query.valueKey);
+    }
+    if (query.search) {
+      where.sql.push("lower(value_key) like ? escape '\\'");
+      where.params.push(`%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    }
+    const having = query.status ? { sql: ` having ${usedNow} ${query.status === 'exhausted' ? '>=' : '<'} ?`, params: [...currentParams, limit] } : { sql: '', params: [] };
+    const grouped = `from usage_buckets where ${where.sql.join(' and ')} group by value_key${having.sql}`;
+    const em = this.runtime.fork();
+    const counted = await exec<Row | undefined>(em, `select count(*) as total from (select value_key ${grouped}) as value_keys`, [...where.params, ...having.params], 'get');
+    const total = num(counted?.total);
+    if (query.limit === 0 || total <= query.offset) return { total, data: [] };
+    const rows = await exec<Row[]>(
+      em,
+      `select value_key, ${usedNow} as used, sum(case when ${current} then reserved else 0 end) as reserved,
+         max(case when ${current} and threshold_alert_sent then 1 else 0 end) as threshold_alert_sent,
+         max(case when ${current} and exhausted_alert_sent then 1 else 0 end) as exhausted_alert_sent
+       ${grouped} order by value_key limit ? offset ?`,
+      [...currentParams, ...currentParams, ...currentParams, ...currentParams, ...where.params, ...having.params, query.limit, query.offset],
+      'all',
+    );
+    const data = rows.map((row) => ({
+      valueKey: String(row.value_key),
+      type,
+      periodKey: period,
+      currentUsage: fromUnits(type, num(row.used)),
+      reserved: fromUnits(type, num(row.reserved)),
+      status: bucketStatus(num(row.used), limit),
+      isThresholdAlertsSent: bool(row.threshold_alert_sent),
+      isExhaustedAlertsSent: bool(row.exhausted_alert_sent),
+    }));
+    return { total, data };
   }
 
   /**
