@@ -12,6 +12,11 @@ export interface TestApp {
   key: string;
   /** An in-process REST call: JSON body in, parsed JSON (or text) out. */
   request(method: string, path: string, init?: { body?: unknown; rawBody?: string; headers?: Record<string, string>; key?: string | null }): Promise<TestResponse>;
+  /**
+   * From now on keep every `/v1/...` response of `request` in the returned list (the conformance
+   * test checks them against the published documents).
+   */
+  recordResponses(): RecordedResponse[];
   /** An in-process GraphQL call. */
   graphql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<{ status: number; data?: T; errors?: any[]; body: any }>;
   /** A real HTTP server on 127.0.0.1 for clients that need one (SDKs, graphql-sse). */
@@ -26,10 +31,22 @@ export interface TestResponse {
   text: string;
 }
 
+/** One response of `request`, as the recorder keeps it. */
+export interface RecordedResponse {
+  method: string;
+  /** The request path with its query string. */
+  path: string;
+  status: number;
+  contentType: string | null;
+  body: any;
+  text: string;
+}
+
 export async function createTestApp(env: Record<string, string | number> = {}, options: RuntimeOptions = {}): Promise<TestApp> {
   const config = configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: TEST_KEY, ...env });
   const app = await createApp(config, options);
   let server: Server | undefined;
+  let recorded: RecordedResponse[] | undefined;
 
   const testApp: TestApp = {
     app,
@@ -51,7 +68,14 @@ export async function createTestApp(env: Record<string, string | number> = {}, o
       } catch {
         // Not JSON (SSE or empty): tests read `text`.
       }
+      if (recorded && path.startsWith('/v1/')) {
+        recorded.push({ method, path, status: response.status, contentType: response.headers.get('content-type'), body: parsed, text });
+      }
       return { status: response.status, headers: response.headers, body: parsed, text };
+    },
+    recordResponses() {
+      recorded ??= [];
+      return recorded;
     },
     async graphql(query, variables = {}, key) {
       const k = key === undefined ? testApp.key : key;
