@@ -8,7 +8,7 @@ import { findInputProblem, type InputProblem } from '../src/http/input-guard.js'
 import { InternalError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, invalidJson, unknownUrl } from '../schema/contracts.js';
 import { loadOperations, type Operation } from './documents.js';
 import { appErrorResponse, badRequest, errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
-import type { RestInput, RouteRow, SseEvent } from './route.js';
+import type { RestInput, RouteRow, RouteTable, SseEvent } from './route.js';
 import { matchRoute } from './router.js';
 import { routes as defaultRoutes } from './routes.js';
 import { sseResponse } from './sse.js';
@@ -28,6 +28,7 @@ export function restPlugin(options: RestOptions): Plugin {
   const rows = options.routes ?? defaultRoutes;
   const operations = loadOperations(options.schema);
   for (const row of rows) {
+    if (!row.operation === !row.document) throw new Error(`Route ${row.method} ${row.path} needs an operation or a document (one of them).`);
     for (const name of [row.operation, row.stream?.operation].filter(Boolean) as string[]) {
       if (!operations.has(name)) throw new Error(`Route ${row.method} ${row.path} names unknown operation ${name}.`);
     }
@@ -58,6 +59,7 @@ async function handle(
   }
   const { row, params } = match;
   recordRoute(request, row.path);
+  if (row.document) return documentResponse(row, { rows, schema, operations });
   if (row.dataPlane) markDataPlane(request);
 
   let context: RequestContext;
@@ -96,7 +98,7 @@ async function handle(
   }
   const input: RestInput = { params, body, query, headers: request.headers };
 
-  const operation = operations.get(row.operation)!;
+  const operation = operations.get(row.operation!)!;
   const result = (await execute({
     schema,
     document: operation.document,
@@ -139,6 +141,18 @@ async function handle(
     status: context.response.status ?? row.status ?? 200,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
+}
+
+// Built on first request, once per table: a document depends only on the rows and the schema.
+const documents = new WeakMap<RouteRow[], Map<RouteRow, string>>();
+
+/** A row's public document (no API key: it is answered before authentication). */
+function documentResponse(row: RouteRow, table: RouteTable): Response {
+  let built = documents.get(table.rows);
+  if (!built) documents.set(table.rows, (built = new Map()));
+  let text = built.get(row);
+  if (text === undefined) built.set(row, (text = JSON.stringify(row.document!(table))));
+  return new Response(text, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
 }
 
 function problemResponse(problem: InputProblem): Response {

@@ -1,4 +1,6 @@
+import type { GraphQLSchema } from 'graphql';
 import type { ZodType } from 'zod';
+import type { Operation } from './documents.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -34,7 +36,15 @@ export interface RouteRow {
   method: HttpMethod;
   /** `/v1/...` with `:name` parameters. */
   path: string;
-  operation: string;
+  /** The named GraphQL operation behind the row; every row has one, or else a `document`. */
+  operation?: string;
+  /**
+   * Instead of an operation: a JSON document the REST layer builds once from the table it serves
+   * and answers without an API key (the OpenAPI document).
+   */
+  document?: (table: RouteTable) => unknown;
+  /** The row's summary in the OpenAPI document; default: the description of the operation's GraphQL field. */
+  summary?: string;
   /**
    * A check of the request before its body is validated (after authentication), e.g. a required
    * header; returning a value answers with that error instead of running the operation.
@@ -61,6 +71,13 @@ export interface RouteRow {
     /** End with a bare `data: [DONE]` (OpenAI chat streams) rather than `event: done` + `data: [DONE]`. */
     bareDone?: boolean;
   };
+}
+
+/** The rows the REST layer serves and the GraphQL behind them (what a row's `document` is built from). */
+export interface RouteTable {
+  rows: RouteRow[];
+  schema: GraphQLSchema;
+  operations: ReadonlyMap<string, Operation>;
 }
 
 /**

@@ -4,6 +4,7 @@ import { chatRoutes } from './routes/chat.js';
 import { collectionsRoutes } from './routes/collections.js';
 import { guardrailsRoutes } from './routes/guardrails.js';
 import { integrationsRoutes } from './routes/integrations.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { policiesRoutes } from './routes/policies.js';
 import { requestLogRoutes } from './routes/request-log.js';
 import { runsRoutes } from './routes/runs.js';
@@ -22,4 +23,5 @@ export const routes: RouteRow[] = [
   ...runsRoutes,
   ...chatRoutes,
   ...requestLogRoutes,
+  ...openApiRoutes,
 ];

@@ -15,7 +15,8 @@ describe('drift', () => {
   it('every REST operation document validates against the schema, and every row names one', () => {
     const operations = loadOperations(schema);
     for (const row of routes) {
-      expect(operations.has(row.operation), `${row.method} ${row.path} → ${row.operation}`).toBe(true);
+      // A row without an operation is answered from the table itself (the OpenAPI document).
+      expect(row.operation === undefined ? row.document !== undefined : operations.has(row.operation), `${row.method} ${row.path} → ${row.operation}`).toBe(true);
       if (row.stream) expect(operations.has(row.stream.operation)).toBe(true);
     }
   });
