@@ -78,7 +78,7 @@ export function details(pairs) {
 
 export const fmt = {
   int: (n) => (n === null || n === undefined ? '—' : Math.round(n).toLocaleString('en-US')),
-  dollars: (n) => (n === null || n === undefined ? '—' : `$${n < 0.01 && n > 0 ? n.toPrecision(2) : n.toFixed(n >= 100 ? 0 : 4)}`),
+  dollars: (n) => (n === null || n === undefined ? '—' : n === 0 ? '$0' : `$${n < 0.01 ? n.toPrecision(2) : n.toFixed(n >= 100 ? 0 : 4)}`),
   amount: (n, type) => (type === 'cost' ? fmt.dollars(n) : `${fmt.int(n)} tokens`),
   ms: (n) => (n === null || n === undefined ? '—' : `${n.toFixed(n < 10 ? 1 : 0)} ms`),
   date: (value) => {
@@ -86,6 +86,8 @@ export const fmt = {
     const d = typeof value === 'number' ? new Date(value * 1000) : new Date(value);
     return d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
   },
+  /** Month, day and time: enough for a table row (the details show the whole date). */
+  time: (value) => (value === null || value === undefined ? '—' : fmt.date(value).slice(5, 19)),
   json: (value) => h('pre', { class: 'json' }, JSON.stringify(value, null, 2)),
 };
 

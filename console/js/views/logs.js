@@ -54,7 +54,7 @@ export async function logsView(root, ctx, signal) {
       out,
       table(
         [
-          ['time', (r) => fmt.date(r.createdAt)],
+          ['time', (r) => fmt.time(r.createdAt)],
           ['status', (r) => badge(String(r.status), r.status >= 400 ? 'error' : 'ok')],
           ['route', (r) => r.route],
           ['workspace', (r) => ctx.workspaceName(r.workspaceId)],

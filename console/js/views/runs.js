@@ -33,7 +33,7 @@ export async function runsView(root, ctx, signal) {
       list,
       table(
         [
-          ['created', (r) => fmt.date(r.createdAt)],
+          ['created', (r) => fmt.time(r.createdAt)],
           ['run', (r) => h('span', { class: 'mono' }, r.id)],
           ['status', (r) => badge(r.status)],
           ['model', (r) => r.model],
@@ -93,7 +93,7 @@ export async function runsView(root, ctx, signal) {
   function addEvent(e) {
     if (selected.seen.has(e.sequence)) return;
     selected.seen.add(e.sequence);
-    selected.box.append(h('li', { 'data-event': e.event }, h('span', { class: 'mono muted' }, `#${e.sequence} `), h('strong', {}, e.event), ' ', summary(e)));
+    selected.box.append(h('li', { 'data-event': e.event }, h('span', { class: 'mono muted' }, `#${e.sequence} `), h('strong', {}, e.event), ' ', h('span', { class: 'summary' }, summary(e))));
   }
 
   await refresh();

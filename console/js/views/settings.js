@@ -1,5 +1,5 @@
 // Integrations, providers, guardrails and policies as readable lists with their settings.
-// Workspace-scoped lists are read once per workspace the key can see.
+// Guardrails and policies list everything the key can see; providers are read per workspace.
 import { gql } from '../api.js';
 import { badge, clear, fmt, h, section, table } from '../dom.js';
 
@@ -10,22 +10,16 @@ const INTEGRATIONS = `{ integrations(pageSize: 1000) { data {
   workspaces { workspaces { workspaceId enabled inheritsGlobal usageLimits { type creditLimit alertThreshold periodicReset } rateLimits { unit value } } }
 } } }`;
 const PROVIDERS = `query($w: String) { providers(workspaceId: $w, pageSize: 1000) { data { id slug name note status workspaceId inputGuardrails outputGuardrails integration { slug name } } } }`;
-const GUARDRAILS = `query($w: String) { guardrails(workspaceId: $w, pageSize: 1000) { data {
+// Without a workspace the list holds every guardrail the key can see, organisation-wide ones included.
+const GUARDRAILS = `{ guardrails(pageSize: 1000) { data {
   id slug name status version workspaceId updatedAt
   checks { id name isEnabled parameters }
   actions { deny async onSuccess { feedback { value weight } } onFail { feedback { value weight } } }
 } } }`;
-const POLICIES = `query($w: String) { usageLimitsPolicies(workspaceId: $w, pageSize: 1000) { data {
+const POLICIES = `{ usageLimitsPolicies(pageSize: 1000) { data {
   id name type status creditLimit alertThreshold periodicReset nextUsageResetAt workspaceId conditions { key value } groupBy { key }
 } } }`;
 
-/** Items of every visible workspace, each once (organisation-wide ones come back per workspace). */
-async function perWorkspace(ctx, query, pick) {
-  const pages = await Promise.all(ctx.workspaces.map((w) => gql(query, { w: w.id })));
-  const byId = new Map();
-  for (const page of pages) for (const item of pick(page)) byId.set(item.id, item);
-  return [...byId.values()];
-}
 
 const limits = (usage, rate) =>
   [
@@ -67,7 +61,8 @@ export async function integrationsView(root, ctx) {
 }
 
 export async function providersView(root, ctx) {
-  const rows = await perWorkspace(ctx, PROVIDERS, (p) => p.providers.data);
+  const pages = await Promise.all(ctx.workspaces.map((w) => gql(PROVIDERS, { w: w.id })));
+  const rows = pages.flatMap((p) => p.providers.data);
   clear(
     root,
     section(
@@ -90,7 +85,7 @@ export async function providersView(root, ctx) {
 }
 
 export async function guardrailsView(root, ctx) {
-  const rows = await perWorkspace(ctx, GUARDRAILS, (p) => p.guardrails.data);
+  const rows = (await gql(GUARDRAILS)).guardrails.data;
   const action = (a) => [a.deny ? 'deny' : 'record only', a.async ? 'async' : null, `feedback ${a.onSuccess.feedback.value}/${a.onFail.feedback.value}`].filter(Boolean).join(', ');
   clear(
     root,
@@ -114,7 +109,7 @@ export async function guardrailsView(root, ctx) {
 }
 
 export async function policiesView(root, ctx) {
-  const rows = await perWorkspace(ctx, POLICIES, (p) => p.usageLimitsPolicies.data);
+  const rows = (await gql(POLICIES)).usageLimitsPolicies.data;
   clear(
     root,
     section(

@@ -3,7 +3,8 @@
 import { gql } from '../api.js';
 import { badge, clear, errorBox, fmt, h, section } from '../dom.js';
 
-const POLICIES = `query($w: String) { usageLimitsPolicies(workspaceId: $w, pageSize: 1000) { data {
+// Without a workspace the list holds every policy the key can see.
+const POLICIES = `{ usageLimitsPolicies(pageSize: 1000) { data {
   id name type creditLimit alertThreshold periodicReset nextUsageResetAt lastResetAt workspaceId
   conditions { key value } groupBy { key }
   valueKeyUsage { valueKey currentUsage status isThresholdAlertsSent isExhaustedAlertsSent }
@@ -33,8 +34,7 @@ export async function usageView(root, ctx, signal) {
 }
 
 async function policyBars(ctx) {
-  const pages = await Promise.all(ctx.workspaces.map((w) => gql(POLICIES, { w: w.id })));
-  const policies = pages.flatMap((p) => p.usageLimitsPolicies.data);
+  const policies = (await gql(POLICIES)).usageLimitsPolicies.data;
   if (policies.length === 0) return h('p', { class: 'empty' }, 'No active usage-limit policy.');
   return policies.map((p) => {
     // A bucket exists once a request counted against it; before that the policy shows one empty bar.
