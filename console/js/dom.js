@@ -78,7 +78,8 @@ export function details(pairs) {
 
 export const fmt = {
   int: (n) => (n === null || n === undefined ? '—' : Math.round(n).toLocaleString('en-US')),
-  dollars: (n) => (n === null || n === undefined ? '—' : n === 0 ? '$0' : `$${n < 0.01 ? n.toPrecision(2) : n.toFixed(n >= 100 ? 0 : 4)}`),
+  // Request costs are fractions of a cent; budgets are dollars.
+  dollars: (n) => (n === null || n === undefined ? '—' : n === 0 ? '$0' : `$${n < 0.01 ? n.toPrecision(2) : n.toFixed(n < 1 ? 4 : n < 100 ? 2 : 0)}`),
   amount: (n, type) => (type === 'cost' ? fmt.dollars(n) : `${fmt.int(n)} tokens`),
   ms: (n) => (n === null || n === undefined ? '—' : `${n.toFixed(n < 10 ? 1 : 0)} ms`),
   date: (value) => {

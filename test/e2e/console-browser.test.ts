@@ -5,6 +5,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestLogWriter } from '../../src/modules/request-log/request-log.writer.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createWorkspaceWithKey } from '../helpers/tenants.js';
 import { BETA, DATA_PLANE, ok, waitTerminal } from './enforcement-helpers.js';
 
 /**
@@ -26,7 +27,8 @@ it('has a chromium to run the console test in (REQUIRE_BROWSER=1 makes its absen
   ctx.skip();
 });
 
-describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', () => {
+// A browser under a loaded CI machine is slow: each step gets a minute rather than the default 30 s.
+describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', { timeout: 60_000 }, () => {
   let t: TestApp;
   let base: string;
   let profile: string;
@@ -225,7 +227,26 @@ describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', () => {
     }
   });
 
-  it('GraphiQL at /graphql renders its editor with nothing from the network', async () => {
+  it('a workspace key sees its own workspace only; signing out forgets the key', async () => {
+    const team = await createWorkspaceWithKey(t, 'Team B');
+    await ok(t, 'POST', '/v1/policies/usage-limits', { name: 'Team B budget', workspace_id: team.workspaceId, conditions: [{ key: 'workspace_id', value: '*' }], group_by: [{ key: 'api_key' }], type: 'cost', credit_limit: 2 });
+    const tab = await browser.newPage(); // a new tab: its sessionStorage starts empty
+    await tab.goto(`${base}/console`);
+    expect(await tab.locator('input[name=key]').count()).toBe(1);
+    await tab.fill('input[name=key]', team.key);
+    await tab.click('button[type=submit]');
+    await tab.waitForSelector('main[data-view="usage"][data-ready]');
+    expect(await tab.textContent('[data-testid=who]')).toContain('workspace key');
+    expect(await tab.locator('[data-testid=policy]').evaluateAll((els) => els.map((e) => e.getAttribute('data-name')))).toEqual(['Team B budget']);
+    expect(await tab.locator('[data-testid=policy] [data-testid=bucket-amount]').textContent()).toBe('$0 / $2.00');
+    await tab.screenshot({ path: join(OUT, 'usage-workspace-key.png'), fullPage: true });
+    await tab.click('text=Sign out');
+    await tab.waitForSelector('input[name=key]');
+    expect(await tab.evaluate(() => sessionStorage.length)).toBe(0);
+    await tab.close();
+  });
+
+  it('GraphiQL at /graphql renders its editor with nothing from the network', { timeout: 120_000 }, async () => {
     await page.goto(`${base}/graphql`);
     await page.waitForSelector('.graphiql-container .graphiql-query-editor', { timeout: 30_000 });
     await shot('graphiql');
