@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Config } from '../config.js';
+import { shuttingDown } from '../errors.js';
+import { errorBody } from './error-response.js';
 
 /**
  * The node:http server around the app, with what a public listener needs: bounded time to send
@@ -59,9 +61,13 @@ export function createHttpServer(handler: RequestListener, config: Pick<Config, 
 /** A request that arrived after the drain began, on a connection that was still open. */
 function refuse(res: ServerResponse): void {
   res.shouldKeepAlive = false;
-  const body = JSON.stringify({
-    error: { message: 'The server is shutting down; retry the request.', type: 'server_error', param: null, code: 'shutting_down' },
+  const error = shuttingDown();
+  const body = errorBody(error, error.extra);
+  res.writeHead(error.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+    ...error.headers,
   });
-  res.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close', 'retry-after': '1' });
   res.end(body);
 }
