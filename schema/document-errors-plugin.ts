@@ -1,5 +1,7 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { graphqlExtensions } from '../src/errors.js';
+import { requestErrorFields } from './errors.js';
 
 /**
  * Errors in the document itself (syntax, validation, and graphql-armor's depth, alias, cost and
@@ -24,14 +26,8 @@ function withExtensions(error: GraphQLError): GraphQLError {
     source: error.source,
     positions: error.positions,
     path: error.path,
-    extensions: {
-      ...error.extensions,
-      // Yoga's own refusals say their HTTP status (405 for a mutation over GET); the rest are 400s.
-      status: httpStatusOf(error) ?? 400,
-      type: 'invalid_request_error',
-      param: null,
-      code: error.extensions?.code ?? 'graphql_validation_failed',
-    },
+    // Yoga's own refusals say their HTTP status (405 for a mutation over GET); the rest are 400s.
+    extensions: graphqlExtensions(requestErrorFields(error, httpStatusOf(error) ?? 400), error.extensions),
   });
 }
 

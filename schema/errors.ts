@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { AppError, InternalError, toExtensions, type ErrorExtensions } from '../src/errors.js';
+import { AppError, InternalError, graphqlExtensions, toExtensions, type ErrorExtensions, type ErrorFields } from '../src/errors.js';
 import type { Logger } from '../src/lib/logger.js';
 
 export type { ErrorExtensions };
@@ -39,7 +39,7 @@ export function maskError(error: unknown, requestId: string, logger: Logger): Gr
     return new GraphQLError(graphqlError.message, {
       nodes: graphqlError.nodes,
       path: graphqlError.path,
-      extensions: { ...graphqlError.extensions, http: { status: 400 }, status: 400, type: 'invalid_request_error', param: null, code: graphqlError.extensions?.code ?? 'graphql_validation_failed' },
+      extensions: graphqlExtensions(requestErrorFields(graphqlError, 400), { ...graphqlError.extensions, http: { status: 400 } }),
     });
   }
   logger.error({ err: graphqlError?.originalError ?? error, requestId }, 'unexpected error');
@@ -48,6 +48,14 @@ export function maskError(error: unknown, requestId: string, logger: Logger): Gr
     path: graphqlError?.path,
     extensions: toExtensions(new InternalError(requestId)) as unknown as Record<string, unknown>,
   });
+}
+
+/**
+ * A request error graphql-js or a document limit found (syntax, validation, variable coercion):
+ * the caller's fault, with no param, and the error's own code when it has one.
+ */
+export function requestErrorFields(error: GraphQLError, status: number): ErrorFields {
+  return { status, type: 'invalid_request_error', param: null, code: (error.extensions?.code as string | undefined) ?? 'graphql_validation_failed' };
 }
 
 export function extensionsOf(error: GraphQLError): ErrorExtensions {

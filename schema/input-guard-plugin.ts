@@ -1,5 +1,6 @@
 import { GraphQLError, valueFromASTUntyped, type ASTNode, type ASTVisitor, type ValidationContext, type ValueNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { graphqlExtensions } from '../src/errors.js';
 import { findInputProblem, type InputProblem, type PathPart } from '../src/http/input-guard.js';
 
 /**
@@ -48,6 +49,6 @@ function literalProblem(value: ValueNode, path: PathPart[], maxDepth: number): I
 function problemError(problem: InputProblem, node?: ASTNode): GraphQLError {
   return new GraphQLError(problem.message, {
     nodes: node,
-    extensions: { http: { status: 400 }, status: 400, type: 'invalid_request_error', param: problem.param, code: problem.code },
+    extensions: graphqlExtensions({ status: 400, type: 'invalid_request_error', param: problem.param, code: problem.code }, { http: { status: 400 } }),
   });
 }

@@ -123,6 +123,11 @@ export class GuardrailDeniedError extends AppError {
   }
 }
 
+export class ServiceUnavailableError extends AppError {
+  readonly status = 503;
+  readonly type = 'server_error' as const;
+}
+
 export class InternalError extends AppError {
   readonly status = 500;
   readonly type = 'server_error' as const;
@@ -131,25 +136,33 @@ export class InternalError extends AppError {
   }
 }
 
-/** The JSON shape an AppError travels in, between the layers (GraphQL `extensions`). */
-export interface ErrorExtensions {
+/** The four keys every GraphQL error's `extensions` carry, whoever raised the error. */
+export interface ErrorFields {
   status: number;
   type: ErrorType;
   param: string | null;
   code: string | null;
+}
+
+/**
+ * The `extensions` of every GraphQL error the gateway answers with, built here and nowhere else:
+ * the keys the error already carries (`carried`: graphql-js's or graphql-armor's own, Yoga's `http`
+ * status instruction), then `status`, `type`, `param` and `code`, in that order. An AppError adds
+ * its headers and extra ({@link toExtensions}) for the REST layer to read back; errors answered at
+ * the edge or refused before execution carry only these.
+ */
+export function graphqlExtensions(fields: ErrorFields, carried: Record<string, unknown> = {}): ErrorFields & Record<string, unknown> {
+  return { ...carried, status: fields.status, type: fields.type, param: fields.param, code: fields.code };
+}
+
+/** The JSON shape an AppError travels in, between the layers (GraphQL `extensions`). */
+export interface ErrorExtensions extends ErrorFields {
   headers: Record<string, string>;
   extra: Record<string, unknown>;
 }
 
 export function toExtensions(error: AppError): ErrorExtensions {
-  return {
-    status: error.status,
-    type: error.type,
-    param: error.param,
-    code: error.code,
-    headers: error.headers,
-    extra: error.extra,
-  };
+  return { ...graphqlExtensions(error), headers: error.headers, extra: error.extra };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -264,4 +277,9 @@ export function invalidJson(): BadRequestError {
 
 export function unknownUrl(method: string, path: string): NotFoundError {
   return new NotFoundError(`Unknown request URL: ${method} ${path}.`, { code: 'unknown_url' });
+}
+
+/** A request that arrived while the server drains: try again (on a new connection) in a second. */
+export function shuttingDown(): ServiceUnavailableError {
+  return new ServiceUnavailableError('The server is shutting down; retry the request.', { code: 'shutting_down', headers: { 'retry-after': '1' } });
 }

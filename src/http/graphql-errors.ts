@@ -1,4 +1,4 @@
-import { toExtensions, type AppError } from '../errors.js';
+import { graphqlExtensions, type AppError } from '../errors.js';
 
 /**
  * A GraphQL error response written at the edge (before or beside Yoga's execution), with the
@@ -19,7 +19,7 @@ export function graphqlErrorsResponse(status: number, errors: GraphQLErrorJson[]
     // `http` is Yoga's instruction for the response status, not part of the error.
     const { http: _http, ...extensions } = error.extensions ?? {};
     if (typeof extensions.status === 'number') return { ...error, extensions };
-    return { ...error, extensions: { ...extensions, status, type, param: null, code: extensions.code ?? code } };
+    return { ...error, extensions: graphqlExtensions({ status, type, param: null, code: (extensions.code as string | undefined) ?? code }, extensions) };
   });
   headers.set('content-type', 'application/json; charset=utf-8');
   headers.delete('content-length');
@@ -28,6 +28,5 @@ export function graphqlErrorsResponse(status: number, errors: GraphQLErrorJson[]
 
 /** An AppError raised at the edge, as GraphQL clients read errors. */
 export function graphqlAppErrorResponse(error: AppError): Response {
-  const { status, type, param, code } = toExtensions(error);
-  return graphqlErrorsResponse(status, [{ message: error.message, extensions: { status, type, param, code } }], null, new Headers(error.headers));
+  return graphqlErrorsResponse(error.status, [{ message: error.message, extensions: graphqlExtensions(error) }], null, new Headers(error.headers));
 }
