@@ -11,6 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // With TEST_DATABASE_URL: the PostgreSQL template database the test apps copy (test/helpers/database.ts).
+    globalSetup: ['test/postgres-setup.ts'],
     // Most of a file's time used to be importing the app (MikroORM, Yoga, Pothos, every module).
     // Without isolation a worker imports it once and every later file reuses the module graph;
     // each test still builds its own app on its own in-memory database, and no test mocks modules

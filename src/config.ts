@@ -14,9 +14,11 @@ const schema = z.object({
   DATABASE_URL: z
     .string()
     .default('sqlite:./data/gatehouse.sqlite')
-    .refine((url) => url.startsWith('sqlite:'), {
-      message: 'must start with sqlite: (e.g. sqlite:./data/gatehouse.sqlite or sqlite::memory:)',
+    .refine((url) => /^(sqlite:|postgres(ql)?:\/\/)/.test(url), {
+      message: 'must start with sqlite: or postgres:// (e.g. sqlite:./data/gatehouse.sqlite, sqlite::memory:, postgres://user:password@127.0.0.1:5432/gatehouse)',
     }),
+  /** `auto`: pending migrations are applied on start. `off`: the start refuses a database they are pending on (`npm run migrate` applies them). */
+  DB_MIGRATE: z.enum(['auto', 'off']).default('auto'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   GATEWAY_BOOTSTRAP_API_KEY: z
@@ -53,10 +55,17 @@ const schema = z.object({
 });
 
 // node:http refuses a headers timeout longer than the request timeout (headers are part of it).
-const checked = schema.refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
-  message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS',
-  path: ['HTTP_HEADERS_TIMEOUT_MS'],
-});
+const checked = schema
+  .refine((c) => c.HTTP_HEADERS_TIMEOUT_MS <= c.HTTP_REQUEST_TIMEOUT_MS, {
+    message: 'must not be greater than HTTP_REQUEST_TIMEOUT_MS',
+    path: ['HTTP_HEADERS_TIMEOUT_MS'],
+  })
+  // On SQLite a generated key is kept beside the database file; a server database has no such
+  // place, and every instance on it must encrypt with the same key.
+  .refine((c) => c.DATABASE_URL.startsWith('sqlite:') || c.GATEWAY_SECRET_KEY !== undefined, {
+    message: 'is required when DATABASE_URL is a postgres:// URL (every instance on the database needs the same key)',
+    path: ['GATEWAY_SECRET_KEY'],
+  });
 
 export type Config = z.infer<typeof schema>;
 
@@ -81,7 +90,10 @@ export function configFrom(overrides: Record<string, string | number | undefined
   return result.config;
 }
 
-/** `sqlite:./data/x.sqlite` → `./data/x.sqlite`; `sqlite::memory:` → `:memory:`. */
-export function sqliteFile(config: Config): string {
-  return config.DATABASE_URL.slice('sqlite:'.length);
+export type Database = { dialect: 'sqlite'; file: string } | { dialect: 'postgresql'; url: string };
+
+/** `sqlite:./data/x.sqlite` → the file `./data/x.sqlite` (`sqlite::memory:` → `:memory:`); `postgres://…` → that server URL. */
+export function databaseOf(config: Pick<Config, 'DATABASE_URL'>): Database {
+  const url = config.DATABASE_URL;
+  return url.startsWith('sqlite:') ? { dialect: 'sqlite', file: url.slice('sqlite:'.length) } : { dialect: 'postgresql', url };
 }

@@ -1,7 +1,7 @@
-import type { AnyEntity, EntityManager, EntitySchema } from '@mikro-orm/core';
+import type { AnyEntity, EntityManager, EntitySchema, MigrationObject } from '@mikro-orm/core';
 import type { DestinationStream } from 'pino';
 import { ApiKeyCache } from './auth/api-keys.js';
-import { sqliteFile, type Config } from './config.js';
+import { databaseOf, type Config } from './config.js';
 import { openOrm, type Orm } from './db/orm.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/logger.js';
@@ -42,6 +42,8 @@ export interface Runtime {
 export interface DomainModule {
   name: string;
   entities: EntitySchema<AnyEntity, never>[] | EntitySchema<any, any>[];
+  /** Data migrations (backfills), each applied once after the schema migrations and recorded with them (src/db/migrate.ts). */
+  migrations?: MigrationObject[];
   /** Runs inside the transaction that creates the workspace. */
   onWorkspaceCreated?(em: EntityManager, workspace: Workspace, runtime: Runtime): Promise<void>;
   /** Runs once, inside the first-start transaction, after the default organisation and workspace. */
@@ -62,8 +64,14 @@ export interface RuntimeOptions {
  * depends on `Runtime`, so the runtime must not depend on the services.
  */
 export async function createRuntime(config: Config, modules: DomainModule[], options: RuntimeOptions = {}): Promise<Runtime> {
-  const file = sqliteFile(config);
-  const orm = await openOrm({ file, entities: modules.flatMap((m) => m.entities), onQuery: options.onQuery });
+  const database = databaseOf(config);
+  const orm = await openOrm({
+    database,
+    entities: modules.flatMap((m) => m.entities),
+    migrations: modules.flatMap((m) => m.migrations ?? []),
+    migrate: config.DB_MIGRATE,
+    onQuery: options.onQuery,
+  });
   const shutdownController = new AbortController();
   const singletons = new Map<string, unknown>();
   const runtime: Runtime = {
@@ -74,7 +82,7 @@ export async function createRuntime(config: Config, modules: DomainModule[], opt
     pubsub: new PubSub(),
     metrics: new Metrics({ processMetrics: options.processMetrics }),
     apiKeys: new ApiKeyCache(config.API_KEY_CACHE_TTL_MS),
-    secretKey: loadSecretKey(config.GATEWAY_SECRET_KEY, file),
+    secretKey: loadSecretKey(config.GATEWAY_SECRET_KEY, database.dialect === 'sqlite' ? database.file : null),
     modules,
     shutdown: shutdownController.signal,
     beginShutdown: () => shutdownController.abort(),

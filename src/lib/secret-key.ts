@@ -6,10 +6,12 @@ import { dirname, join } from 'node:path';
  * The key that encrypts secrets at rest (integration keys). From GATEWAY_SECRET_KEY when set;
  * otherwise generated on first start and kept beside the database with owner-only permissions, so
  * a zero-configuration install still never stores a provider key in plain text. An in-memory
- * database gets a throwaway key (nothing outlives the process anyway).
+ * database gets a throwaway key (nothing outlives the process anyway). A server database (null:
+ * no file) needs the configured key, which the configuration requires.
  */
-export function loadSecretKey(configured: string | undefined, databaseFile: string): Buffer {
+export function loadSecretKey(configured: string | undefined, databaseFile: string | null): Buffer {
   if (configured) return Buffer.from(configured, 'hex');
+  if (databaseFile === null) throw new Error('GATEWAY_SECRET_KEY is required with a server database.');
   if (databaseFile === ':memory:') return randomBytes(32);
   const path = join(dirname(databaseFile), 'secret.key');
   if (!existsSync(path)) {

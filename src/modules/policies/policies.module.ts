@@ -4,7 +4,7 @@ import { UsageAlertSchema } from '../usage/usage-alert.entity.js';
 import { UsageBucketSchema } from '../usage/usage-bucket.entity.js';
 import { usageEngine } from '../usage/usage-engine.js';
 import { UsageReservationSchema } from '../usage/usage-reservation.entity.js';
-import { indexUnindexedPolicies } from './policy-index.js';
+import { policyIndexMigrations } from './policy-index.migration.js';
 import { PolicyTermSchema } from './policy-term.entity.js';
 import { UsageLimitsPolicySchema } from './usage-limits-policy.entity.js';
 
@@ -24,9 +24,9 @@ export function staleReservationAgeMs(runtime: Runtime): number {
 export const policiesModule: DomainModule = {
   name: 'policies',
   entities: [UsageLimitsPolicySchema, PolicyTermSchema, UsageBucketSchema, UsageReservationSchema, UsageAlertSchema],
-  async start(runtime) {
-    // Policies written before the term index existed are indexed once, before any request.
-    await indexUnindexedPolicies(runtime.fork());
+  // Policies written before the term index existed are indexed once, before any request.
+  migrations: policyIndexMigrations,
+  start(runtime) {
     const sweep = () => {
       if (runtime.shutdown.aborted) return;
       usageEngine(runtime)

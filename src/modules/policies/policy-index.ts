@@ -22,7 +22,10 @@ export async function unindexPolicy(em: EntityManager, policyId: string): Promis
   await em.nativeDelete(PolicyTermSchema, { policyId });
 }
 
-/** Indexes the active policies that have no terms yet (written before the index existed). Returns how many. */
+/**
+ * Indexes the active policies that have no terms yet (written before the index existed). Returns
+ * how many. Within `em`'s transaction when it has one (the data migration, policy-index.migration.ts).
+ */
 export async function indexUnindexedPolicies(em: EntityManager): Promise<number> {
   const rows = await executeSql<{ id: string }[]>(
     em,
@@ -31,7 +34,7 @@ export async function indexUnindexedPolicies(em: EntityManager): Promise<number>
   );
   const BATCH = 500;
   for (let i = 0; i < rows.length; i += BATCH) {
-    const fork = em.fork();
+    const fork = em.fork({ keepTransactionContext: true });
     await fork.transactional(async (tx) => {
       const policies = await tx.find(UsageLimitsPolicySchema, { id: { $in: rows.slice(i, i + BATCH).map((r) => r.id) } }, { fields: ['id', 'workspaceId', 'conditions'] });
       for (const policy of policies) indexPolicy(tx, policy);

@@ -11,9 +11,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 it('reopening a database whose schema is current changes nothing (enums of three or more values included)', async () => {
   const file = join(dir, 'gatehouse.sqlite');
   const entities = domainModules.flatMap((m) => m.entities);
-  await (await openOrm({ file, entities })).close(true);
+  await (await openOrm({ database: { dialect: 'sqlite', file }, entities })).close(true);
   const statements: string[] = [];
-  const orm = await openOrm({ file, entities, onQuery: (sql) => statements.push(sql) });
+  const orm = await openOrm({ database: { dialect: 'sqlite', file }, entities, onQuery: (sql) => statements.push(sql) });
   try {
     expect(statements.filter((sql) => /^\s*(create|alter|drop|insert)\b/i.test(sql))).toEqual([]);
     expect(await orm.schema.getUpdateSchemaSQL({ safe: true })).toBe('');
