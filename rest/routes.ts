@@ -6,6 +6,7 @@ import { guardrailsRoutes } from './routes/guardrails.js';
 import { integrationsRoutes } from './routes/integrations.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { policiesRoutes } from './routes/policies.js';
+import { promptsRoutes } from './routes/prompts.js';
 import { requestLogRoutes } from './routes/request-log.js';
 import { runsRoutes } from './routes/runs.js';
 
@@ -18,6 +19,7 @@ export const routes: RouteRow[] = [
   ...adminRoutes,
   ...integrationsRoutes,
   ...collectionsRoutes,
+  ...promptsRoutes,
   ...policiesRoutes,
   ...guardrailsRoutes,
   ...runsRoutes,

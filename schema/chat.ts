@@ -9,7 +9,7 @@ import { builder } from './builder.js';
  * fields providers add reach the caller untouched; both front doors share one service.
  */
 
-const ChatCompletionResultRef = builder.objectRef<chat.ChatCompletionResult>('ChatCompletionResult').implement({
+export const ChatCompletionResultRef = builder.objectRef<chat.ChatCompletionResult>('ChatCompletionResult').implement({
   description: 'The answer to a chat completion request: the completion, or for a stream the id to read its chunks by.',
   fields: (t) => ({
     completion: t.field({
@@ -44,7 +44,7 @@ const ModelListRef = builder.objectRef<{ object: 'list'; data: ModelView[] }>('M
   }),
 });
 
-const virtualKeyArgs = builder.args((t) => ({
+export const virtualKeyArgs = builder.args((t) => ({
   virtualKey: t.string({ description: 'The provider slug; default: the `@<virtual-key>/` prefix of `model`, else the x-gateway-virtual-key (or x-portkey-virtual-key) header.' }),
 }));
 

@@ -4,19 +4,16 @@ import {
   collectionDetailsOf,
   collectionsByIds,
   promptsOf,
-  promptVersionsOf,
   workspacesByIds,
   type CollectionDetails,
 } from '../src/modules/collections/collection-loaders.js';
 import type { Collection } from '../src/modules/collections/collection.entity.js';
 import * as collections from '../src/modules/collections/collections.service.js';
-import type { PromptVersion } from '../src/modules/collections/prompt-version.entity.js';
-import type { Prompt } from '../src/modules/collections/prompt.entity.js';
-import * as prompts from '../src/modules/collections/prompts.service.js';
 import { NotFoundError } from '../src/errors.js';
 import * as contract from '../src/modules/collections/collections.contract.js';
 import { builder } from './builder.js';
 import { contractInputType, parseInput } from './contract-input.js';
+import { PromptRef } from './prompts.js';
 import { WorkspaceRef } from './tenancy.js';
 
 /*
@@ -27,11 +24,6 @@ import { WorkspaceRef } from './tenancy.js';
 export const CollectionStatusEnum = builder.enumType('CollectionStatus', {
   description: 'Archived collections keep their data but leave every tree and count.',
   values: { active: { description: 'In use.' }, archived: { description: 'Archived (with everything under it).' } } as const,
-});
-
-export const PromptStatusEnum = builder.enumType('PromptStatus', {
-  description: 'Archived prompts are not listed or counted.',
-  values: { active: { description: 'In use.' }, archived: { description: 'Archived.' } } as const,
 });
 
 const CollectionDetailsRef = builder.objectRef<CollectionDetails>('CollectionDetails').implement({
@@ -73,45 +65,13 @@ export const CollectionRef = builder.loadableObject('Collection', {
   }),
 });
 
-export const PromptVersionRef = builder.objectRef<PromptVersion>('PromptVersion').implement({
-  description: 'One kept version of a prompt, as it was written.',
-  fields: (t) => ({
-    id: t.exposeID('id', { description: 'UUID.' }),
-    version: t.exposeInt('version', { description: 'Version number, from 1.' }),
-    name: t.exposeString('name', { description: 'Name at this version.' }),
-    template: t.exposeString('template', { description: 'Template text at this version.' }),
-    model: t.exposeString('model', { description: 'Model at this version.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When this version was written.' }),
+builder.objectFields(PromptRef, (t) => ({
+  collection: t.field({
+    type: CollectionRef,
+    description: 'The collection holding the prompt.',
+    resolve: (prompt) => prompt.collectionId,
   }),
-});
-
-export const PromptRef = builder.objectRef<Prompt>('Prompt').implement({
-  description: 'A prompt template in a collection. Every update makes a new version; old ones are kept.',
-  fields: (t) => ({
-    id: t.exposeID('id', { description: 'UUID.' }),
-    name: t.exposeString('name', { description: 'Display name.' }),
-    slug: t.exposeString('slug', { description: 'Unique in the workspace, never UUID-shaped; usable wherever the id is.' }),
-    template: t.exposeString('template', { description: 'Template text (current version).' }),
-    model: t.exposeString('model', { description: 'Model the prompt is for (current version).' }),
-    version: t.exposeInt('version', { description: 'Current version number, from 1.' }),
-    status: t.expose('status', { type: PromptStatusEnum, description: 'Active or archived.' }),
-    workspaceId: t.exposeID('workspaceId', { description: 'The owning workspace.' }),
-    collectionId: t.exposeID('collectionId', { description: 'The collection holding the prompt.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
-    lastUpdatedAt: t.expose('lastUpdatedAt', { type: 'DateTime', description: 'When it last changed.' }),
-    collection: t.field({
-      type: CollectionRef,
-      description: 'The collection holding the prompt.',
-      resolve: (prompt) => prompt.collectionId,
-    }),
-    versions: t.loadableList({
-      type: PromptVersionRef,
-      description: 'Every version, newest first.',
-      load: (ids: string[], ctx) => promptVersionsOf(ctx.em, ids),
-      resolve: (prompt) => prompt.id,
-    }),
-  }),
-});
+}));
 
 builder.objectFields(CollectionRef, (t) => ({
   workspace: t.loadable({
@@ -184,39 +144,11 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) => collections.listCollections(ctx, args),
   }),
-  prompt: t.field({
-    type: PromptRef,
-    description: 'One prompt by id or slug (archived ones too).',
-    args: {
-      idOrSlug: t.arg.string({ required: true, description: 'UUID or slug.' }),
-      workspaceId: t.arg.string({ description: 'Workspace (id or slug) to resolve a slug in.' }),
-    },
-    resolve: (_root, args, ctx) => prompts.getPrompt(ctx, args.idOrSlug, args.workspaceId),
-  }),
 }));
 
 const CreateCollectionInput = contractInputType('CreateCollectionInput', 'A new collection.', contract.createCollectionContract);
 const UpdateCollectionInput = contractInputType('UpdateCollectionInput', 'A rename. The slug stays as it is, so links keep working.', contract.updateCollectionContract);
 const MoveCollectionInput = contractInputType('MoveCollectionInput', 'A new place in the tree.', contract.moveCollectionContract);
-
-const CreatePromptInput = builder.inputType('CreatePromptInput', {
-  description: 'A new prompt, at version 1.',
-  fields: (t) => ({
-    collectionId: t.string({ required: true, description: 'Collection (id or slug) to hold it.' }),
-    name: t.string({ required: true, description: 'Display name (1–255 characters); the slug is derived from it.' }),
-    template: t.string({ required: true, description: 'Template text (up to 100000 characters).' }),
-    model: t.string({ required: true, description: 'Model the prompt is for.' }),
-  }),
-});
-
-const UpdatePromptInput = builder.inputType('UpdatePromptInput', {
-  description: 'Changes to a prompt (at least one); each update makes a new version.',
-  fields: (t) => ({
-    name: t.string({ description: 'New display name.' }),
-    template: t.string({ description: 'New template text.' }),
-    model: t.string({ description: 'New model.' }),
-  }),
-});
 
 builder.mutationFields((t) => ({
   createCollection: t.field({
@@ -248,26 +180,5 @@ builder.mutationFields((t) => ({
     description: 'Archives a collection with its child collections and prompts; the default collection cannot be archived.',
     args: { collectionId: t.arg.string({ required: true, description: 'Collection UUID or slug.' }) },
     resolve: (_root, args, ctx) => collections.archiveCollection(ctx, args.collectionId),
-  }),
-  createPrompt: t.field({
-    type: PromptRef,
-    description: 'Creates a prompt in a collection.',
-    args: { input: t.arg({ type: CreatePromptInput, required: true, description: 'The prompt.' }) },
-    resolve: (_root, { input }, ctx) => prompts.createPrompt(ctx, input),
-  }),
-  updatePrompt: t.field({
-    type: PromptRef,
-    description: 'Changes a prompt: a new version, the old ones kept.',
-    args: {
-      promptId: t.arg.string({ required: true, description: 'Prompt UUID or slug.' }),
-      input: t.arg({ type: UpdatePromptInput, required: true, description: 'The changes.' }),
-    },
-    resolve: (_root, args, ctx) => prompts.updatePrompt(ctx, args.promptId, args.input),
-  }),
-  archivePrompt: t.field({
-    type: PromptRef,
-    description: 'Archives a prompt.',
-    args: { promptId: t.arg.string({ required: true, description: 'Prompt UUID or slug.' }) },
-    resolve: (_root, args, ctx) => prompts.archivePrompt(ctx, args.promptId),
   }),
 }));

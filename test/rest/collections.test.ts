@@ -38,7 +38,7 @@ async function create(body: Record<string, unknown>): Promise<{ id: string; slug
 async function createPrompt(collectionId: string, name: string): Promise<string> {
   const g = await t.graphql(
     'mutation($input: CreatePromptInput!) { createPrompt(input: $input) { id } }',
-    { input: { collectionId, name, template: 'Hello {{name}}', model: 'gpt-4o-mini' } },
+    { input: { collectionId, name, string: 'Hello {{name}}', model: 'gpt-4o-mini' } },
   );
   expect(g.errors).toBeUndefined();
   return g.data.createPrompt.id;

@@ -49,7 +49,7 @@ async function createCollection(name: string, parentCollectionId?: string | null
 }
 
 async function createPrompt(collectionId: string, name: string, template = 'Hi {{name}}'): Promise<string> {
-  const data = await ok(CREATE_PROMPT, { input: { collectionId, name, template, model: 'gpt-4o-mini' } });
+  const data = await ok(CREATE_PROMPT, { input: { collectionId, name, string: template, model: 'gpt-4o-mini' } });
   return data.createPrompt.id;
 }
 
@@ -318,7 +318,7 @@ describe('archiving', () => {
       code: 'collection_archived',
     });
     expect(await fails(CREATE, { input: { name: 'Under gone', parentCollectionId: gone } })).toMatchObject({ status: 400, param: 'parent_collection_id' });
-    expect(await fails(CREATE_PROMPT, { input: { collectionId: gone, name: 'p', template: 't', model: 'm' } })).toEqual({
+    expect(await fails(CREATE_PROMPT, { input: { collectionId: gone, name: 'p', string: 't', model: 'm' } })).toEqual({
       message: 'Prompts cannot be added to an archived collection.',
       status: 400,
       param: 'collection_id',
@@ -330,11 +330,11 @@ describe('archiving', () => {
 describe('prompts', () => {
   it('every update makes a new version and keeps the old ones', async () => {
     const c = await createCollection('Prompt home');
-    const created = await ok(CREATE_PROMPT, { input: { collectionId: c, name: 'Support reply', template: 'v1 {{q}}', model: 'gpt-4o-mini' } });
+    const created = await ok(CREATE_PROMPT, { input: { collectionId: c, name: 'Support reply', string: 'v1 {{q}}', model: 'gpt-4o-mini' } });
     expect(created.createPrompt).toEqual({ id: expect.any(String), slug: 'support-reply', version: 1, status: 'active', collectionId: c });
     const id = created.createPrompt.id;
     const at2 = tick();
-    await ok(`mutation($id: String!) { updatePrompt(promptId: $id, input: { template: "v2 {{q}}" }) { version } }`, { id });
+    await ok(`mutation($id: String!) { updatePrompt(promptId: $id, input: { string: "v2 {{q}}" }) { version } }`, { id });
     tick();
     const third = await ok(`mutation($id: String!) { updatePrompt(promptId: $id, input: { name: "Support answer", model: "gpt-4o" }) {
       name slug template model version lastUpdatedAt collection { id } versions { version name template model }
@@ -358,8 +358,8 @@ describe('prompts', () => {
 
   it('slugs are unique in the workspace; archived prompts leave lists and counts', async () => {
     const c = await createCollection('Prompt slugs');
-    const a = await ok(CREATE_PROMPT, { input: { collectionId: c, name: 'Same', template: 't', model: 'm' } });
-    const b = await ok(CREATE_PROMPT, { input: { collectionId: c, name: 'Same', template: 't', model: 'm' } });
+    const a = await ok(CREATE_PROMPT, { input: { collectionId: c, name: 'Same', string: 't', model: 'm' } });
+    const b = await ok(CREATE_PROMPT, { input: { collectionId: c, name: 'Same', string: 't', model: 'm' } });
     expect([a.createPrompt.slug, b.createPrompt.slug]).toEqual(['same', 'same-2']);
     const archived = await ok(`mutation($id: String!) { archivePrompt(promptId: $id) { status } }`, { id: b.createPrompt.id });
     expect(archived.archivePrompt.status).toBe('archived');
@@ -375,10 +375,10 @@ describe('prompts', () => {
 
   it('bad input names its parameter', async () => {
     const c = await createCollection('Prompt input');
-    const input = (over: Record<string, unknown>) => ({ input: { collectionId: c, name: 'n', template: 't', model: 'm', ...over } });
+    const input = (over: Record<string, unknown>) => ({ input: { collectionId: c, name: 'n', string: 't', model: 'm', ...over } });
     expect(await fails(CREATE_PROMPT, input({ name: '' }))).toMatchObject({ status: 400, param: 'name' });
-    expect(await fails(CREATE_PROMPT, input({ template: ' ' }))).toMatchObject({ status: 400, param: 'template' });
-    expect(await fails(CREATE_PROMPT, input({ template: 'x'.repeat(100_001) }))).toMatchObject({ status: 400, param: 'template' });
+    expect(await fails(CREATE_PROMPT, input({ string: ' ' }))).toMatchObject({ status: 400, param: 'string', code: 'empty_string' });
+    expect(await fails(CREATE_PROMPT, input({ string: 'x'.repeat(100_001) }))).toMatchObject({ status: 400, param: 'string', code: 'string_above_max_length' });
     expect(await fails(CREATE_PROMPT, input({ model: '' }))).toMatchObject({ status: 400, param: 'model' });
     expect(await fails(CREATE_PROMPT, input({ collectionId: 'no-such' }))).toEqual({
       message: 'Collection not found.',
@@ -388,7 +388,7 @@ describe('prompts', () => {
     });
     const p = await createPrompt(c, 'Input prompt');
     expect(await fails(`mutation($id: String!) { updatePrompt(promptId: $id, input: {}) { id } }`, { id: p })).toEqual({
-      message: "Send at least one of 'name', 'template', 'model'.",
+      message: 'Send at least one field to change.',
       status: 400,
       param: null,
       code: 'missing_required_parameter',

@@ -179,16 +179,24 @@ function likePattern(search: string): string {
   return `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/**
+ * A list's `search` (part of the name, case-insensitive, at most SEARCH_MAX characters) as a
+ * filter on `name`; null when there is nothing to search for.
+ */
+export function nameSearch(search: string | null | undefined): Record<string, never[]> | null {
+  const term = search?.trim() ?? '';
+  if (term.length > SEARCH_MAX) {
+    throw new BadRequestError(`'search' must be at most ${SEARCH_MAX} characters.`, { param: 'search', code: 'invalid_value' });
+  }
+  return term ? { [raw("lower(name) like ? escape '\\'", [likePattern(term)])]: [] } : null;
+}
+
 /** Active collections of one workspace at every level, by name; `search` matches names, case-insensitively. */
 export async function listCollections(ctx: ServiceContext, input: ListCollectionsInput): Promise<CollectionPage> {
   const { offset, limit } = pageOf(input);
-  const search = input.search?.trim() ?? '';
-  if (search.length > SEARCH_MAX) {
-    throw new BadRequestError(`'search' must be at most ${SEARCH_MAX} characters.`, { param: 'search', code: 'invalid_value' });
-  }
+  const search = nameSearch(input.search);
   const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId);
-  const where: FilterQuery<Collection> = { workspaceId: workspace.id, status: 'active' };
-  if (search) Object.assign(where, { [raw("lower(name) like ? escape '\\'", [likePattern(search)])]: [] });
+  const where: FilterQuery<Collection> = { workspaceId: workspace.id, status: 'active', ...search };
   if (limit === 0) return { total: await ctx.em.count(CollectionSchema, where), data: [] };
   const [data, total] = await ctx.em.findAndCount(CollectionSchema, where, { orderBy: byName<Collection>(), limit, offset });
   return { total, data };

@@ -35,7 +35,7 @@ export function templateProblem(template: string): string | null {
     try {
       spans = writer.parse(text);
     } catch (error) {
-      return `not a valid Mustache template: ${(error as Error).message}`;
+      return `not a valid Mustache template: ${(error as Error).message}.`;
     }
     if (hasPartial(spans)) return 'partials ({{> name}}) are not supported.';
   }

@@ -1,6 +1,7 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { promptSettingsProperties } from './prompt-settings.js';
 
-/** One immutable version of a prompt: written on create and on every update, never changed. */
+/** One version of a prompt, written on create and on every update: its content never changes, only its label. */
 export const PromptVersionSchema = defineEntity({
   name: 'PromptVersion',
   tableName: 'prompt_versions',
@@ -11,6 +12,9 @@ export const PromptVersionSchema = defineEntity({
     name: p.string(),
     template: p.text(),
     model: p.string(),
+    ...promptSettingsProperties(),
+    /** A label the caller gave the version (Portkey's `label_id`). */
+    labelId: p.uuid().nullable(),
     createdAt: p.datetime(),
   }),
   uniques: [{ properties: ['promptId', 'version'] }],

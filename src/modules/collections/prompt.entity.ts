@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { promptSettingsProperties } from './prompt-settings.js';
 
 export const PROMPT_STATUSES = ['active', 'archived'] as const;
 export type PromptStatus = (typeof PROMPT_STATUSES)[number];
@@ -17,6 +18,7 @@ export const PromptSchema = defineEntity({
     template: p.text(),
     model: p.string(),
     version: p.integer(),
+    ...promptSettingsProperties(),
     status: p.enum(['active', 'archived'] as const),
     createdAt: p.datetime(),
     lastUpdatedAt: p.datetime(),

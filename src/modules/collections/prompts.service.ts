@@ -1,37 +1,20 @@
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/core';
 import type { Principal } from '../../auth/principal.js';
+import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
-import { uuid } from '../../lib/ids.js';
-import { validateName } from '../tenancy/tenancy.service.js';
+import { isUuid, uuid } from '../../lib/ids.js';
+import { findPage, type Page, type PageInput } from '../../lib/paging.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
-import { findCollection, findVisible, freeSlug } from './collections.service.js';
-import { PromptVersionSchema } from './prompt-version.entity.js';
+import { validateName } from '../tenancy/tenancy.service.js';
+import { findCollection, findVisible, freeSlug, nameSearch } from './collections.service.js';
+import { settingsOf, type PromptSettings } from './prompt-settings.js';
+import { PromptVersionSchema, type PromptVersion } from './prompt-version.entity.js';
 import { PromptSchema, type Prompt } from './prompt.entity.js';
+import type { CreatePromptInput, UpdatePromptInput, UpdatePromptVersionInput } from './prompts.contract.js';
 
 const PROMPT_PARAM = 'promptId';
-const TEMPLATE_MAX = 100_000;
-const MODEL_MAX = 255;
-
-function validateTemplate(template: unknown): string {
-  if (typeof template !== 'string' || !template.trim()) {
-    throw new BadRequestError("'template' must be a non-empty string.", { param: 'template', code: 'invalid_value' });
-  }
-  if (template.length > TEMPLATE_MAX) {
-    throw new BadRequestError(`'template' must be at most ${TEMPLATE_MAX} characters.`, { param: 'template', code: 'invalid_value' });
-  }
-  return template;
-}
-
-function validateModel(model: unknown): string {
-  if (typeof model !== 'string' || !model.trim()) {
-    throw new BadRequestError("'model' must be a non-empty string.", { param: 'model', code: 'invalid_value' });
-  }
-  if (model.length > MODEL_MAX) {
-    throw new BadRequestError(`'model' must be at most ${MODEL_MAX} characters.`, { param: 'model', code: 'invalid_value' });
-  }
-  return model.trim();
-}
+const VERSION_PARAM = 'versionId';
 
 export function findPrompt(em: EntityManager, principal: Principal, idOrSlug: string | null | undefined, workspaceId?: string | null): Promise<Prompt> {
   return findVisible(
@@ -52,31 +35,56 @@ export function getPrompt(ctx: ServiceContext, idOrSlug: string, workspaceId?: s
   return findPrompt(ctx.em, ctx.principal, idOrSlug, workspaceId);
 }
 
-function requireActive(prompt: Prompt): void {
+/** An archived prompt can be read, not changed or used. */
+export function requireActive(prompt: Prompt, doing = 'changed'): void {
   if (prompt.status !== 'active') {
-    throw new BadRequestError('Archived prompts cannot be changed.', { param: PROMPT_PARAM, code: 'prompt_archived' });
+    throw new BadRequestError(`Archived prompts cannot be ${doing}.`, { param: PROMPT_PARAM, code: 'prompt_archived' });
   }
 }
 
-export interface CreatePromptInput {
-  /** Collection id or slug. */
-  collectionId: string;
-  name: string;
-  template: string;
-  model: string;
+/** The settings a version stores, from a contract's wire fields. */
+function settingsFrom(input: Pick<UpdatePromptInput, 'parameters' | 'virtual_key' | 'version_description' | 'functions' | 'tools' | 'tool_choice' | 'template_metadata'>): Partial<PromptSettings> {
+  const wire: Record<keyof PromptSettings, unknown> = {
+    parameters: input.parameters,
+    virtualKey: input.virtual_key,
+    versionDescription: input.version_description,
+    functions: input.functions,
+    tools: input.tools,
+    toolChoice: input.tool_choice,
+    templateMetadata: input.template_metadata,
+  };
+  return Object.fromEntries(Object.entries(wire).filter(([, value]) => value != null)) as Partial<PromptSettings>;
+}
+
+/** An active collection the caller sees, to hold a prompt. */
+async function holdingCollection(em: EntityManager, principal: Principal, idOrSlug: string) {
+  const collection = await findCollection(em, principal, idOrSlug, { param: 'collection_id' });
+  if (collection.status !== 'active') {
+    throw new BadRequestError('Prompts cannot be added to an archived collection.', { param: 'collection_id', code: 'collection_archived' });
+  }
+  return collection;
+}
+
+function writeVersion(em: EntityManager, prompt: Prompt, createdAt: Date): PromptVersion {
+  return em.create(PromptVersionSchema, {
+    id: uuid(),
+    promptId: prompt.id,
+    version: prompt.version,
+    name: prompt.name,
+    template: prompt.template,
+    model: prompt.model,
+    ...settingsOf(prompt),
+    labelId: null,
+    createdAt,
+  });
 }
 
 /** A prompt at version 1, with its first version kept. */
 export async function createPrompt(ctx: ServiceContext, input: CreatePromptInput): Promise<Prompt> {
   const name = validateName(input.name);
-  const template = validateTemplate(input.template);
-  const model = validateModel(input.model);
   return retryOnSlugConflict(() =>
     ctx.em.transactional(async (em) => {
-      const collection = await findCollection(em, ctx.principal, input.collectionId, { param: 'collection_id' });
-      if (collection.status !== 'active') {
-        throw new BadRequestError('Prompts cannot be added to an archived collection.', { param: 'collection_id', code: 'collection_archived' });
-      }
+      const collection = await holdingCollection(em, ctx.principal, input.collection_id);
       const now = ctx.runtime.clock.now();
       const prompt = em.create(PromptSchema, {
         id: uuid(),
@@ -85,54 +93,48 @@ export async function createPrompt(ctx: ServiceContext, input: CreatePromptInput
         collectionId: collection.id,
         name,
         slug: await freeSlug(em, 'prompt', collection.workspaceId, name),
-        template,
-        model,
+        template: input.string,
+        model: input.model.trim(),
+        ...settingsOf(settingsFrom(input)),
         version: 1,
         status: 'active',
         createdAt: now,
         lastUpdatedAt: now,
       });
-      em.create(PromptVersionSchema, { id: uuid(), promptId: prompt.id, version: 1, name, template, model, createdAt: now });
+      writeVersion(em, prompt, now);
       await em.flush();
       return prompt;
     }),
   );
 }
 
-export interface UpdatePromptInput {
-  name?: string | null;
-  template?: string | null;
-  model?: string | null;
-}
-
 /**
- * Every update makes a new version and keeps the old ones. The version number is raised by the
- * statement that writes the change (atomic, never read-modify-write), and the new version row is
- * written from what that statement stored.
+ * Every update makes a new version and keeps the old ones; what the update omits keeps its current
+ * value. The version number is raised by the statement that writes the change (atomic, never
+ * read-modify-write), and the new version row is written from what that statement stored.
  */
 export async function updatePrompt(ctx: ServiceContext, idOrSlug: string, input: UpdatePromptInput): Promise<Prompt> {
-  const changes: { name?: string; template?: string; model?: string } = {};
+  const changes: Partial<Pick<Prompt, 'name' | 'template' | 'model' | 'collectionId'>> & Partial<PromptSettings> = settingsFrom(input);
   if (input.name != null) changes.name = validateName(input.name);
-  if (input.template != null) changes.template = validateTemplate(input.template);
-  if (input.model != null) changes.model = validateModel(input.model);
-  if (!Object.keys(changes).length) {
-    throw new BadRequestError("Send at least one of 'name', 'template', 'model'.", { param: null, code: 'missing_required_parameter' });
+  if (input.string != null) changes.template = input.string;
+  if (input.model != null) changes.model = input.model.trim();
+  if (!Object.keys(changes).length && input.collection_id == null) {
+    throw new BadRequestError('Send at least one field to change.', { param: null, code: 'missing_required_parameter' });
   }
   return ctx.em.transactional(async (em) => {
     const found = await findPrompt(em, ctx.principal, idOrSlug);
     requireActive(found);
+    if (input.collection_id != null) {
+      const collection = await holdingCollection(em, ctx.principal, input.collection_id);
+      if (collection.workspaceId !== found.workspaceId) {
+        throw new BadRequestError('A prompt can move only to a collection of its own workspace.', { param: 'collection_id', code: 'invalid_value' });
+      }
+      changes.collectionId = collection.id;
+    }
     const now = ctx.runtime.clock.now();
     await em.nativeUpdate(PromptSchema, { id: found.id }, { ...changes, version: raw('version + 1'), lastUpdatedAt: now });
     const prompt = await em.findOneOrFail(PromptSchema, { id: found.id }, { refresh: true });
-    em.create(PromptVersionSchema, {
-      id: uuid(),
-      promptId: prompt.id,
-      version: prompt.version,
-      name: prompt.name,
-      template: prompt.template,
-      model: prompt.model,
-      createdAt: now,
-    });
+    writeVersion(em, prompt, now);
     await em.flush();
     return prompt;
   });
@@ -145,4 +147,45 @@ export async function archivePrompt(ctx: ServiceContext, idOrSlug: string): Prom
   prompt.lastUpdatedAt = ctx.runtime.clock.now();
   await ctx.em.flush();
   return prompt;
+}
+
+export interface ListPromptsInput extends PageInput {
+  workspaceId?: string | null;
+  collectionId?: string | null;
+  search?: string | null;
+}
+
+/** Active prompts of one workspace (or one collection of it), newest first; `search` matches names. */
+export async function listPrompts(ctx: ServiceContext, input: ListPromptsInput): Promise<Page<Prompt>> {
+  const search = nameSearch(input.search);
+  const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId);
+  const where: FilterQuery<Prompt> = { workspaceId: workspace.id, status: 'active', ...search };
+  if (input.collectionId) {
+    where.collectionId = (await findCollection(ctx.em, ctx.principal, input.collectionId, { workspaceId: workspace.id, param: 'collection_id' })).id;
+  }
+  return findPage(ctx.em, PromptSchema, where, input);
+}
+
+/** The row of the prompt's current version. */
+export function currentVersion(em: EntityManager, prompt: Prompt): Promise<PromptVersion> {
+  return em.findOneOrFail(PromptVersionSchema, { promptId: prompt.id, version: prompt.version });
+}
+
+/** One version of a visible prompt, by its id. */
+export async function getPromptVersion(ctx: ServiceContext, idOrSlug: string, versionId: string): Promise<{ prompt: Prompt; version: PromptVersion }> {
+  const prompt = await findPrompt(ctx.em, ctx.principal, idOrSlug);
+  const version = isUuid(versionId) ? await ctx.em.findOne(PromptVersionSchema, { promptId: prompt.id, id: versionId.toLowerCase() }) : null;
+  if (!version) throw new NotFoundError('Prompt version not found.', { param: VERSION_PARAM, code: 'prompt_not_found' });
+  return { prompt, version };
+}
+
+/** Sets (or with null removes) a version's label: the only change a kept version takes. */
+export async function labelPromptVersion(ctx: ServiceContext, idOrSlug: string, versionId: string, input: UpdatePromptVersionInput): Promise<PromptVersion> {
+  const { prompt, version } = await getPromptVersion(ctx, idOrSlug, versionId);
+  requireActive(prompt);
+  if (input.label_id !== undefined) {
+    version.labelId = input.label_id?.toLowerCase() ?? null;
+    await ctx.em.flush();
+  }
+  return version;
 }
