@@ -3,7 +3,9 @@ import type { Organisation } from '../src/modules/tenancy/organisation.entity.js
 import type { Workspace } from '../src/modules/tenancy/workspace.entity.js';
 import * as tenancy from '../src/modules/tenancy/tenancy.service.js';
 import type { CreatedApiKey } from '../src/modules/tenancy/tenancy.service.js';
+import * as contract from '../src/modules/tenancy/tenancy.contract.js';
 import { builder } from './builder.js';
+import { contractInputType, parseInput } from './contract-input.js';
 
 export const OrganisationRef = builder.objectRef<Organisation>('Organisation').implement({
   description: 'A tenant: owns workspaces, API keys, integrations and guardrails.',
@@ -94,23 +96,8 @@ builder.queryFields((t) => ({
   }),
 }));
 
-const CreateWorkspaceInput = builder.inputType('CreateWorkspaceInput', {
-  description: 'A new workspace.',
-  fields: (t) => ({
-    name: t.string({ required: true, description: 'Display name (1–255 characters).' }),
-    slug: t.string({ description: 'Unique slug; derived from the name when omitted.' }),
-    description: t.string({ description: 'Free text.' }),
-  }),
-});
-
-const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
-  description: 'A new API key.',
-  fields: (t) => ({
-    name: t.string({ required: true, description: 'Display name.' }),
-    type: t.field({ type: ApiKeyTypeEnum, required: true, description: 'Organisation or workspace key.' }),
-    workspaceId: t.string({ description: 'Workspace (id or slug) of a workspace key; default: the caller’s.' }),
-  }),
-});
+const CreateWorkspaceInput = contractInputType('CreateWorkspaceInput', 'A new workspace.', contract.createWorkspaceContract);
+const CreateApiKeyInput = contractInputType('CreateApiKeyInput', 'A new API key.', contract.createApiKeyContract);
 
 builder.mutationFields((t) => ({
   createWorkspace: t.field({
@@ -118,13 +105,13 @@ builder.mutationFields((t) => ({
     description: 'Creates a workspace (organisation keys only).',
     authScopes: { organisationKey: true },
     args: { input: t.arg({ type: CreateWorkspaceInput, required: true, description: 'The workspace.' }) },
-    resolve: (_root, { input }, ctx) => tenancy.createWorkspace(ctx, input),
+    resolve: (_root, { input }, ctx) => tenancy.createWorkspace(ctx, parseInput(contract.createWorkspaceContract, input)),
   }),
   createApiKey: t.field({
     type: CreatedApiKeyRef,
     description: 'Creates an API key and returns its secret once.',
     args: { input: t.arg({ type: CreateApiKeyInput, required: true, description: 'The key.' }) },
-    resolve: (_root, { input }, ctx) => tenancy.createApiKey(ctx, input),
+    resolve: (_root, { input }, ctx) => tenancy.createApiKey(ctx, parseInput(contract.createApiKeyContract, input)),
   }),
   revokeApiKey: t.field({
     type: ApiKeyRef,

@@ -1,13 +1,7 @@
-import { z } from 'zod';
+import { tenancyContract } from '../../schema/contracts.js';
 
-export const createWorkspaceBody = z.object({
-  name: z.string(),
-  slug: z.string().nullish(),
-  description: z.string().nullish(),
-});
+// Wire shapes of the administration routes (docs/contract.md#administration): the operations'
+// contracts (src/modules/tenancy/tenancy.contract.ts), as the resolvers parse them.
 
-export const createApiKeyBody = z.object({
-  name: z.string(),
-  type: z.enum(['organisation', 'workspace']),
-  workspace_id: z.string().nullish(),
-});
+export const createWorkspaceBody = tenancyContract.createWorkspaceContract;
+export const createApiKeyBody = tenancyContract.createApiKeyContract;

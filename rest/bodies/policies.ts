@@ -5,17 +5,12 @@ import { pageQuery, policiesContract } from '../../schema/contracts.js';
 // the operations' contracts (src/modules/policies/policies.contract.ts), as the resolvers parse
 // them; rules over stored data (limits, workspaces) are the service's. Unknown keys are ignored.
 
-const { oneOf, ENTITY_STATUSES, POLICY_STATUSES, POLICY_TYPES } = policiesContract;
+const { oneOf, ENTITY_STATUSES } = policiesContract;
 
 export const createPolicyBody = policiesContract.createPolicyContract;
 export const updatePolicyBody = policiesContract.updatePolicyContract;
 
-export const listPoliciesQuery = z.object({
-  workspace_id: z.string().min(1, { message: 'must be a workspace id or slug.' }).optional(),
-  status: oneOf(POLICY_STATUSES).optional(),
-  type: oneOf(POLICY_TYPES).optional(),
-  ...pageQuery,
-});
+export const listPoliciesQuery = policiesContract.listPoliciesContract.extend(pageQuery);
 
 export const listPolicyEntitiesQuery = z.object({
   status: oneOf(ENTITY_STATUSES).optional(),

@@ -1,4 +1,5 @@
 import { createApiKeyBody, createWorkspaceBody } from '../bodies/admin.js';
+import { graphqlInput } from '../../schema/contracts.js';
 import { listBody, type RouteRow } from '../route.js';
 
 /** Tenancy administration: workspaces and API keys. */
@@ -9,7 +10,7 @@ export const adminRoutes: RouteRow[] = [
     path: '/v1/admin/workspaces',
     operation: 'RestCreateWorkspace',
     body: createWorkspaceBody,
-    variables: ({ body }) => ({ input: { name: body.name, slug: body.slug, description: body.description } }),
+    variables: ({ body }) => ({ input: graphqlInput(createWorkspaceBody, body) }),
   },
   { method: 'GET', path: '/v1/admin/workspaces/:id', operation: 'RestGetWorkspace', variables: ({ params }) => ({ id: params.id }) },
   { method: 'GET', path: '/v1/admin/api-keys', operation: 'RestListApiKeys', result: (data) => listBody(data.apiKeys) },
@@ -18,7 +19,7 @@ export const adminRoutes: RouteRow[] = [
     path: '/v1/admin/api-keys',
     operation: 'RestCreateApiKey',
     body: createApiKeyBody,
-    variables: ({ body }) => ({ input: { name: body.name, type: body.type, workspaceId: body.workspace_id } }),
+    variables: ({ body }) => ({ input: graphqlInput(createApiKeyBody, body) }),
     result: (data) => ({ ...data.createApiKey.apiKey, key: data.createApiKey.key }),
   },
   { method: 'DELETE', path: '/v1/admin/api-keys/:id', operation: 'RestRevokeApiKey', variables: ({ params }) => ({ id: params.id }) },

@@ -87,7 +87,7 @@ export async function runCli(
       case 'keys create': {
         const type = values.type === 'workspace' ? 'workspace' : values.type === 'organisation' ? 'organisation' : null;
         if (!type) throw new Error("--type must be 'organisation' or 'workspace'.");
-        const created = await tenancy.createApiKey(ctx, { name: values.name ?? '', type, workspaceId: values.workspace });
+        const created = await tenancy.createApiKey(ctx, { name: values.name ?? '', type, workspace_id: values.workspace });
         const body = { ...keyJson(created.record), key: created.key };
         print(body, () => `Created ${type} key ${created.record.id}. The key (shown only this once):\n${created.key}`);
         return 0;

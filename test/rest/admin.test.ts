@@ -41,7 +41,7 @@ describe('/v1/admin/workspaces', () => {
   it('rejects bad slugs and names with param', async () => {
     const slug = await t.request('POST', '/v1/admin/workspaces', { body: { name: 'X', slug: 'has space' } });
     expect(slug.status).toBe(400);
-    expect(slug.body.error).toEqual({ message: "'slug' must be 1–64 letters, digits, '-' or '_' (and not a UUID).", type: 'invalid_request_error', param: 'slug', code: null });
+    expect(slug.body.error).toEqual({ message: "'slug' must be 1–64 letters, digits, '-' or '_' (and not a UUID).", type: 'invalid_request_error', param: 'slug', code: 'invalid_value' });
     const long = await t.request('POST', '/v1/admin/workspaces', { body: { name: 'n'.repeat(256) } });
     expect(long.body.error).toEqual({ message: "'name' must be at most 255 characters.", type: 'invalid_request_error', param: 'name', code: null });
   });

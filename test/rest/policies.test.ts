@@ -335,7 +335,8 @@ describe('GET /v1/policies/usage-limits', () => {
       ['current_page=x', errorResponse(400, "Invalid type for 'current_page': expected an integer, but got 'x' instead.", 'current_page', 'invalid_type')],
       ['status=deleted', q('status', "must be one of 'active', 'archived'.")],
       ['type=dollars', q('type', "must be one of 'cost', 'tokens'.")],
-      ['workspace_id=', q('workspace_id', 'must be a workspace id or slug.')],
+      // The create body's rule, and GraphQL's (policies-contract.test.ts): one message on every door.
+      ['workspace_id=', errorResponse(400, "'workspace_id' must be a workspace id or slug.", 'workspace_id', 'invalid_value')],
       ['workspace_id=nope', errorResponse(404, "Workspace not found: 'nope'.", 'workspace_id', 'workspace_not_found')],
     ];
     for (const [query, expected] of cases) {

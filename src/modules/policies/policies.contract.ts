@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { refuseWhole } from '../../lib/contract.js';
+import { workspaceId } from '../tenancy/tenancy.contract.js';
 import { validateConditions, validateGroupBy, type ListIssue } from '../usage/conditions.js';
 import { PERIODIC_RESETS } from '../usage/usage-periods.js';
 
@@ -42,8 +43,11 @@ const groupByKey = z.object({
   key: z.string().describe(KEY_TEXT),
 });
 
-export const workspaceId = z.string().superRefine((value, ctx) => {
-  if (!value.trim()) refuseWhole(ctx, 'invalid_value', "'workspace_id' must be a workspace id or slug.");
+/** The list's filters (paging is `pageOf`'s); a REST query and GraphQL's arguments are both parsed by it. */
+export const listPoliciesContract = z.object({
+  workspace_id: workspaceId.nullish().describe('Only this workspace (UUID or slug).'),
+  status: oneOf(POLICY_STATUSES).nullish().describe('Default: active.'),
+  type: oneOf(POLICY_TYPES).nullish().describe('Only this type.'),
 });
 
 export const createPolicyContract = z.object({

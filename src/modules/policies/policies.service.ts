@@ -1,5 +1,4 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
-import { z } from 'zod';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { parseContract } from '../../lib/contract.js';
@@ -13,7 +12,7 @@ import { matches, valueKey, WILDCARD, type Condition, type GroupByKey, type Usag
 import { usageEngine, type BucketUsage, type LimitSpec } from '../usage/usage-engine.js';
 import { nextReset, periodStart } from '../usage/usage-periods.js';
 import { findMatchingPoliciesCached, indexPolicy, policiesChanged, unindexPolicy } from './policy-index.js';
-import { DEFAULT_POLICY_NAME, workspaceId, type CreatePolicyInput, type PolicyStatus, type PolicyType, type UpdatePolicyInput } from './policies.contract.js';
+import { DEFAULT_POLICY_NAME, listPoliciesContract, type CreatePolicyInput, type PolicyStatus, type PolicyType, type UpdatePolicyInput } from './policies.contract.js';
 import { UsageLimitsPolicySchema, type UsageLimitsPolicy } from './usage-limits-policy.entity.js';
 
 export const POLICY_NOT_FOUND = 'Usage limits policy not found.';
@@ -23,10 +22,6 @@ const invalid = (param: string, message: string) => new BadRequestError(message,
 function throwFirst(issues: ValidationIssue[]): void {
   if (issues.length) throw invalid(issues[0].param, issues[0].message);
 }
-
-/** The list filter's `workspace_id`, refused as the create contract refuses it (one rule). */
-const workspaceFilter = z.object({ workspace_id: workspaceId });
-const workspaceIdOf = (value: string): string => parseContract(workspaceFilter, { workspace_id: value }).workspace_id;
 
 export interface ListPoliciesInput {
   workspaceId?: string | null;
@@ -45,12 +40,11 @@ export type PolicyPage = Page<UsageLimitsPolicy>;
  * workspace key sees its own workspace's.
  */
 export async function listPolicies(ctx: ServiceContext, input: ListPoliciesInput): Promise<PolicyPage> {
-  const status = input.status ?? 'active';
-  const type = input.type ?? null;
+  const filter = parseContract(listPoliciesContract, { workspace_id: input.workspaceId, status: input.status, type: input.type });
   pageOf(input); // a paging problem is reported before the workspace is looked up
-  const where: FilterQuery<UsageLimitsPolicy> = { ...ctx.scope.rows(), status };
-  if (input.workspaceId != null) where.workspaceId = (await ctx.scope.workspace(ctx.em, workspaceIdOf(input.workspaceId), 'workspace_id')).id;
-  if (type) where.type = type;
+  const where: FilterQuery<UsageLimitsPolicy> = { ...ctx.scope.rows(), status: filter.status ?? 'active' };
+  if (filter.workspace_id != null) where.workspaceId = (await ctx.scope.workspace(ctx.em, filter.workspace_id, 'workspace_id')).id;
+  if (filter.type) where.type = filter.type;
   return findPage(ctx.em, UsageLimitsPolicySchema, where, input);
 }
 

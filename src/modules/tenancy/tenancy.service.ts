@@ -4,14 +4,16 @@ import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, ConflictError, NotFoundError, PermissionError } from '../../errors.js';
 import { configCache } from '../../lib/config-cache.js';
+import { parseContract } from '../../lib/contract.js';
 import { isUuid, slugify, uuid } from '../../lib/ids.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import type { Runtime } from '../../runtime.js';
 import { ApiKeySchema, type ApiKey, type ApiKeyType } from './api-key.entity.js';
 import { OrganisationSchema, type Organisation } from './organisation.entity.js';
+import { createApiKeyContract, createWorkspaceContract, type CreateApiKeyInput, type CreateWorkspaceInput } from './tenancy.contract.js';
 import { WorkspaceSchema, type Workspace } from './workspace.entity.js';
 
-export const SLUG_PATTERN = /^[a-zA-Z0-9_-]+$/;
+export { SLUG_PATTERN } from './tenancy.contract.js';
 const NAME_MAX = 255;
 
 export function validateName(name: unknown, param = 'name'): string {
@@ -23,6 +25,7 @@ export function validateName(name: unknown, param = 'name'): string {
 /**
  * Creates a workspace and lets every domain add what a workspace starts with (its default
  * collection, its access to integrations) in the same transaction: all of it or none of it.
+ * A given slug is the caller's (checked by createWorkspaceContract) or the bootstrap's.
  */
 export async function insertWorkspace(
   em: EntityManager,
@@ -32,9 +35,6 @@ export async function insertWorkspace(
   const name = validateName(input.name);
   let slug: string;
   if (input.slug != null) {
-    if (!SLUG_PATTERN.test(input.slug) || input.slug.length > 64 || isUuid(input.slug)) {
-      throw new BadRequestError("'slug' must be 1–64 letters, digits, '-' or '_' (and not a UUID).", { param: 'slug' });
-    }
     slug = input.slug;
     if (await em.count(WorkspaceSchema, { organisationId: input.organisationId, slug })) {
       throw new ConflictError(`A workspace with slug '${slug}' already exists.`, { param: 'slug' });
@@ -67,10 +67,12 @@ async function uniqueWorkspaceSlug(em: EntityManager, organisationId: string, ba
   }
 }
 
-export async function createWorkspace(
-  ctx: ServiceContext,
-  input: { name: string; slug?: string | null; description?: string | null },
-): Promise<Workspace> {
+/**
+ * The tenancy operations parse their contract here rather than in the resolver: the CLI calls
+ * them too, and gets the same refusals as both front doors.
+ */
+export async function createWorkspace(ctx: ServiceContext, raw: CreateWorkspaceInput): Promise<Workspace> {
+  const input = parseContract(createWorkspaceContract, raw);
   ctx.scope.requireOrganisationKey();
   // The slug is picked inside the insert's transaction (see retryOnSlugConflict).
   const workspace = await retryOnSlugConflict(() => ctx.em.transactional((em) => insertWorkspace(em, ctx.runtime, { ...input, organisationId: ctx.principal.organisationId })));
@@ -132,22 +134,17 @@ export async function insertApiKey(
   return { record, key };
 }
 
-export async function createApiKey(
-  ctx: ServiceContext,
-  input: { name: string; type: ApiKeyType; workspaceId?: string | null },
-): Promise<CreatedApiKey> {
+export async function createApiKey(ctx: ServiceContext, raw: CreateApiKeyInput): Promise<CreatedApiKey> {
+  const input = parseContract(createApiKeyContract, raw);
   const name = validateName(input.name);
   if (input.type === 'organisation') {
     ctx.scope.requireOrganisationKey();
-    if (input.workspaceId) {
+    if (input.workspace_id != null) {
       throw new BadRequestError("'workspace_id' is only for workspace keys.", { param: 'workspace_id' });
     }
     return insertApiKey(ctx.em, ctx.runtime, { organisationId: ctx.principal.organisationId, workspaceId: null, type: 'organisation', name });
   }
-  if (input.type !== 'workspace') {
-    throw new BadRequestError("'type' must be one of 'organisation', 'workspace'.", { param: 'type' });
-  }
-  const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId ?? null);
+  const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspace_id ?? null);
   return insertApiKey(ctx.em, ctx.runtime, {
     organisationId: ctx.principal.organisationId,
     workspaceId: workspace.id,
