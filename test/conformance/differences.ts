@@ -56,6 +56,7 @@ const integrations: PendingMismatch[] = [
   { name: "integrations list items: 'masked_key' and 'configurations', which the list item schema does not have", ...extraKeys('GET /integrations', /^\/data\/\d+$/, ['masked_key', 'configurations']) },
   { name: 'integrations list items: description null where a string is required', route: 'GET /integrations', path: /^\/data\/\d+\/description$/, message: /^must be string$/ },
   { name: 'integration: description null where a string is required', route: 'GET /integrations/{slug}', path: /^\/description$/, message: /^must be string$/ },
+  { name: 'integration without a key (the built-in local one): masked_key null where a string is required', route: 'GET /integrations/{slug}', path: /^\/masked_key$/, message: /^must be string$/ },
   {
     name: 'integration: configurations (base_url, default_model, prices) match none of the documented configuration variants',
     route: 'GET /integrations/{slug}',

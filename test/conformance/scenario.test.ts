@@ -56,6 +56,7 @@ async function control() {
   await ok('GET', '/v1/integrations');
   await ok('GET', '/v1/integrations/openai-prod');
   await ok('GET', '/v1/integrations/bare');
+  await ok('GET', '/v1/integrations/local');
   await ok('PUT', '/v1/integrations/openai-prod', { description: 'Renamed account' });
   await ok('PUT', '/v1/integrations/openai-prod/workspaces', {
     workspaces: [{ id: 'default', enabled: true, usage_limits: [{ type: 'cost', credit_limit: 100, periodic_reset: 'monthly' }], rate_limits: [{ unit: 'rpm', value: 100 }] }],

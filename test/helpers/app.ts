@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../../src/app.js';
 import { configFrom } from '../../src/config.js';
 import type { RuntimeOptions } from '../../src/runtime.js';
+import { onPostgres, TEST_SECRET_KEY, testDatabase } from './database.js';
 
 export const TEST_KEY = 'gk_test_bootstrap_key_0123456789';
 
@@ -42,9 +43,22 @@ export interface RecordedResponse {
   text: string;
 }
 
+/**
+ * With GATEHOUSE_CONFORMANCE=1 every `/v1/...` response of `request`, in any test, is checked against
+ * the published documents as test/conformance/ does, and a mismatch not yet listed in
+ * test/conformance/differences.ts fails the call: `GATEHOUSE_CONFORMANCE=1 npx vitest run test/rest/x.test.ts`.
+ */
+const conformance = process.env.GATEHOUSE_CONFORMANCE ? await import('../conformance/strict-mode.js') : undefined;
+
 export async function createTestApp(env: Record<string, string | number> = {}, options: RuntimeOptions = {}): Promise<TestApp> {
-  const config = configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: TEST_KEY, ...env });
-  const app = await createApp(config, options);
+  // With TEST_DATABASE_URL set, on a PostgreSQL database of its own (helpers/database.ts).
+  const database = await testDatabase(String(env.DATABASE_URL ?? 'sqlite::memory:'));
+  const secret = onPostgres ? { GATEWAY_SECRET_KEY: TEST_SECRET_KEY } : {};
+  const config = configFrom({ LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: TEST_KEY, ...secret, ...env, DATABASE_URL: database.url });
+  const app = await createApp(config, options).catch(async (error: unknown) => {
+    await database.release();
+    throw error;
+  });
   let server: Server | undefined;
   let recorded: RecordedResponse[] | undefined;
 
@@ -68,8 +82,10 @@ export async function createTestApp(env: Record<string, string | number> = {}, o
       } catch {
         // Not JSON (SSE or empty): tests read `text`.
       }
-      if (recorded && path.startsWith('/v1/')) {
-        recorded.push({ method, path, status: response.status, contentType: response.headers.get('content-type'), body: parsed, text });
+      if ((recorded || conformance) && path.startsWith('/v1/')) {
+        const record = { method, path, status: response.status, contentType: response.headers.get('content-type'), body: parsed, text };
+        recorded?.push(record);
+        conformance?.assertConforms(record);
       }
       return { status: response.status, headers: response.headers, body: parsed, text };
     },
@@ -101,6 +117,7 @@ export async function createTestApp(env: Record<string, string | number> = {}, o
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
       await app.close();
+      await database.release();
     },
   };
   return testApp;
