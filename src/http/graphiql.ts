@@ -12,7 +12,8 @@ export function offlineGraphiQL(options: GraphiQLOptions): string {
   const key = JSON.stringify(options);
   let page = pages.get(key);
   if (page === undefined) {
-    page = renderGraphiQL(options);
+    // The template opens with a line break and indentation; the page starts at its doctype.
+    page = renderGraphiQL(options).trimStart();
     pages.set(key, page);
   }
   return page;

@@ -56,6 +56,7 @@ describe('console and GraphiQL pages', () => {
     const r = await t.request('GET', '/graphql', { key: null, headers: { accept: 'text/html' } });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toContain('text/html');
+    expect(r.text).toMatch(/^<!doctype html>/i);
     expect(r.text).toContain('YogaGraphiQL.renderYogaGraphiQL');
     expect(r.text).not.toMatch(/<(script|link)[^>]+(src|href)="?https?:/);
     expect(r.text).not.toContain('unpkg.com');
