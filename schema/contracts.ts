@@ -6,6 +6,7 @@
 export { contractError, INT32_MAX, queryInteger } from '../src/lib/contract.js';
 export * as runsContract from '../src/modules/runs/runs.contract.js';
 export * as collectionsContract from '../src/modules/collections/collections.contract.js';
+export * as promptsContract from '../src/modules/collections/prompts.contract.js';
 export * as policiesContract from '../src/modules/policies/policies.contract.js';
 export * as tenancyContract from '../src/modules/tenancy/tenancy.contract.js';
 export * as guardrailsContract from '../src/modules/guardrails/guardrails.contract.js';
