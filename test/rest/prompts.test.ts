@@ -170,7 +170,7 @@ describe('render', () => {
       variables: { product: 'Gatehouse', question: 'Is it "fast"?', polite: true },
       temperature: 0.1,
       messages: [{ role: 'assistant', content: 'Earlier answer' }],
-      promptID: 'support-reply',
+      prompt_id: 'support-reply',
     });
     expect(rendered).toEqual({
       success: true,

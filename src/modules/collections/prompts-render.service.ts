@@ -19,7 +19,7 @@ export type ChatRequest = Record<string, unknown>;
  * the caller's `messages`.
  */
 function requestOf(prompt: Prompt, input: RenderPromptInput): ChatRequest {
-  const { variables, promptID: _promptId, messages: extra, stream, ...hyperparameters } = input;
+  const { variables, prompt_id: _promptId, messages: extra, stream, ...hyperparameters } = input;
   const stored: ChatRequest = { ...prompt.parameters, model: prompt.model };
   if (prompt.functions) stored.functions = prompt.functions;
   if (prompt.tools) stored.tools = prompt.tools;

@@ -61,8 +61,9 @@ export const renderPromptContract = z
   .object({
     variables: object().describe('Values of the template’s variables; a missing one renders as nothing.'),
     stream: z.boolean().nullish().describe('Completions only: answer with server-sent chunks.'),
-    // The portkey-ai SDK's `prompts.render` sends its own `promptID` in the body; it names nothing more than the path does.
-    promptID: z.string().nullish().describe('Ignored (the path names the prompt).'),
+    // The portkey-ai SDK's `prompts.render` sends the prompt's id in the body too (its `promptID`,
+    // snake-cased on the way out); the path already names the prompt.
+    prompt_id: z.string().nullish().describe('Ignored (the path names the prompt).'),
     messages: z.array(object()).nullish().describe('Messages added after the template’s.'),
   })
   .passthrough();
