@@ -17,6 +17,8 @@ import { BETA, DATA_PLANE, ok, waitTerminal } from './enforcement-helpers.js';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const HAVE_BROWSER = existsSync(CHROMIUM);
 const OUT = join(process.cwd(), 'test-output', 'console');
+/** What the page shows settles after a fetch or a subscription event: wait for it, generously on a loaded machine. */
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 15_000 });
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 it('has a chromium to run the console test in (REQUIRE_BROWSER=1 makes its absence a failure)', (ctx) => {
@@ -102,7 +104,7 @@ describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', { timeout: 60_0
     await page.goto(`${base}/console`);
     await page.fill('input[name=key]', 'gk_not_a_real_key_0000000000');
     await page.click('button[type=submit]');
-    await expect.poll(() => texts('form.signin .error')).toEqual([expect.stringMatching(/API key/i)]);
+    await poll(() => texts('form.signin .error')).toEqual([expect.stringMatching(/API key/i)]);
     await shot('sign-in');
     await page.fill('input[name=key]', t.key);
     await page.click('button[type=submit]');
@@ -116,7 +118,7 @@ describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', { timeout: 60_0
     const used = async () => (await ok(t, 'GET', `/v1/policies/usage-limits/${teamPolicy}`)).value_key_usage_map;
     const before = Object.values(await used())[0] as { current_usage: number };
     const team = page.locator('[data-testid=policy][data-name="Team budget"] [data-testid=bucket]');
-    await expect.poll(() => team.getAttribute('data-used')).toBe(String(before.current_usage));
+    await poll(() => team.getAttribute('data-used')).toBe(String(before.current_usage));
     expect(await team.getAttribute('data-limit')).toBe('5000');
     expect(await team.locator('[data-testid=bucket-amount]').textContent()).toBe(`${before.current_usage} tokens / 5,000 tokens`);
     expect(await team.locator('.threshold').count()).toBe(1);
@@ -137,7 +139,7 @@ describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', { timeout: 60_0
     const after = Object.values(await used())[0] as { current_usage: number };
     expect(after.current_usage).toBeGreaterThan(before.current_usage);
     await page.click('text=Refresh');
-    await expect.poll(() => team.getAttribute('data-used')).toBe(String(after.current_usage));
+    await poll(() => team.getAttribute('data-used')).toBe(String(after.current_usage));
     await shot('usage-after-spend');
   });
 
@@ -153,7 +155,7 @@ describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', { timeout: 60_0
     expect(await texts('[data-testid=spend-totals] tbody tr')).toContainEqual(expect.stringContaining(`local${local.requests}`));
     await shot('spend');
     await page.selectOption('select[name=split]', 'workspace');
-    await expect.poll(() => page.locator('[data-testid=spend-chart] rect').evaluateAll((rects) => [...new Set(rects.map((r) => r.getAttribute('data-series')))])).toEqual(['default']);
+    await poll(() => page.locator('[data-testid=spend-chart] rect').evaluateAll((rects) => [...new Set(rects.map((r) => r.getAttribute('data-series')))])).toEqual(['default']);
   });
 
   it('request log: the API’s records, filterable and paged; a row opens its details', async () => {
@@ -167,15 +169,15 @@ describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', { timeout: 60_0
     expect(await rows.count()).toBe(20);
     const firstPage = await shown();
     await page.click('text=Older →');
-    await expect.poll(() => rows.count()).toBe(logs.length - 20);
+    await poll(() => rows.count()).toBe(logs.length - 20);
     await page.click('text=← Newer');
-    await expect.poll(shown).toEqual(firstPage);
+    await poll(shown).toEqual(firstPage);
     await page.fill('input[name=status]', '446');
     await page.press('input[name=status]', 'Enter');
-    await expect.poll(() => rows.count()).toBe(1);
+    await poll(() => rows.count()).toBe(1);
     await page.locator('[data-testid=request-log] tbody tr.failed').first().click();
     const refused = logs.find((r: any) => r.status === 446);
-    await expect.poll(() => page.locator('.detail-pane').textContent()).toContain(`Request ${refused.id}`);
+    await poll(() => page.locator('.detail-pane').textContent()).toContain(`Request ${refused.id}`);
     const pane = (await page.locator('.detail-pane').textContent())!;
     expect(pane).toContain('refusal reasonguardrail');
     expect(pane).toContain(`${refused.usage?.prompt_tokens ?? refused.prompt_tokens} prompt`);
@@ -185,7 +187,7 @@ describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', { timeout: 60_0
     await page.fill('input[name=status]', '');
     await page.fill('input[name=model]', 'tiny-model');
     await page.press('input[name=model]', 'Enter');
-    await expect.poll(() => rows.count()).toBe(1);
+    await poll(() => rows.count()).toBe(1);
     expect(await rows.first().textContent()).toContain('tiny-model');
   });
 
@@ -195,17 +197,17 @@ describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', { timeout: 60_0
     const run = await ok(t, 'POST', '/v1/threads/runs', { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'get_weather for Paris' }] } }, DATA_PLANE);
     const waiting = await waitTerminal(t, run.thread_id, run.id, ['requires_action']);
     const row = page.locator('[data-testid=runs] tbody tr', { hasText: run.id });
-    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('requires_action');
-    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('live');
+    await poll(() => row.textContent()).toContain('requires_action');
+    await poll(() => row.textContent()).toContain('live');
     await shot('runs-live');
 
     const call = waiting.required_action.submit_tool_outputs.tool_calls[0];
     await ok(t, 'POST', `/v1/threads/${run.thread_id}/runs/${run.id}/submit_tool_outputs`, { tool_outputs: [{ tool_call_id: call.id, output: '21 °C' }] }, DATA_PLANE);
-    await expect.poll(() => row.textContent(), { timeout: 10_000 }).toContain('completed');
+    await poll(() => row.textContent()).toContain('completed');
 
     await row.click();
     const events = (await t.graphql(`query($t: String!, $r: String!) { run(threadId: $t, id: $r) { events(limit: 200) { event } } }`, { t: run.thread_id, r: run.id })).data.run.events.map((e: any) => e.event);
-    await expect.poll(() => page.locator('[data-testid=timeline] li').evaluateAll((items) => items.map((li) => li.getAttribute('data-event')))).toEqual(events);
+    await poll(() => page.locator('[data-testid=timeline] li').evaluateAll((items) => items.map((li) => li.getAttribute('data-event')))).toEqual(events);
     expect(events).toContain('thread.run.requires_action');
     expect(await page.locator('[data-testid=timeline] li[data-event="thread.run.requires_action"] .summary').textContent()).toBe('requires_action (tool calls: get_weather)');
     expect((await texts('[data-testid=timeline] li[data-event="thread.message.delta"] .summary')).join('')).toBe('Tool results: get_weather: 21 °C');
