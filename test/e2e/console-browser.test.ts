@@ -154,8 +154,12 @@ describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', { timeout: 60_0
     const local = summary.find((s) => s.model === 'local')!;
     expect(await texts('[data-testid=spend-totals] tbody tr')).toContainEqual(expect.stringContaining(`local${local.requests}`));
     await shot('spend');
+    const series = () => page.locator('[data-testid=spend-chart] rect').evaluateAll((rects) => [...new Set(rects.map((r) => r.getAttribute('data-series')))]);
     await page.selectOption('select[name=split]', 'workspace');
-    await poll(() => page.locator('[data-testid=spend-chart] rect').evaluateAll((rects) => [...new Set(rects.map((r) => r.getAttribute('data-series')))])).toEqual(['default']);
+    await poll(series).toEqual(['default']);
+    const bootstrapKey = (await t.graphql('{ viewer { apiKey { id name } } }')).data.viewer.apiKey;
+    await page.selectOption('select[name=split]', 'api_key');
+    await poll(series).toEqual([`${bootstrapKey.name} (${bootstrapKey.id.slice(0, 8)})`]);
   });
 
   it('request log: the API’s records, filterable and paged; a row opens its details', async () => {

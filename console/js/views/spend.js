@@ -43,7 +43,14 @@ export async function spendView(root, ctx, signal) {
     const rows = (await gql(SUMMARY, { groupBy: [state.bucket, state.split], from })).usageSummary;
     if (signal.aborted) return;
     const field = SPLITS[state.split][1];
-    const name = (row) => (state.split === 'workspace' ? ctx.workspaceName(row[field]) : row[field] ?? '(none)');
+    const keys = state.split === 'api_key' ? await keyNames() : new Map();
+    if (signal.aborted) return;
+    const name = (row) => {
+      const value = row[field];
+      if (state.split === 'workspace') return ctx.workspaceName(value);
+      if (state.split === 'api_key' && keys.has(value)) return `${keys.get(value)} (${value.slice(0, 8)})`;
+      return value ?? '(none)';
+    };
     clear(
       out,
       section(`${state.metric === 'cost' ? 'Cost' : 'Tokens'} ${state.bucket === 'day' ? 'per day' : 'per hour'}, by ${SPLITS[state.split][0]}`, chart(rows, state, name)),
@@ -52,6 +59,15 @@ export async function spendView(root, ctx, signal) {
   }
   const redraw = () => draw().catch((error) => !signal.aborted && clear(out, errorBox(error)));
   await draw();
+}
+
+/** API key names by id where the key may list keys; ids alone otherwise. */
+async function keyNames() {
+  try {
+    return new Map((await gql('{ apiKeys { id name } }')).apiKeys.map((k) => [k.id, k.name]));
+  } catch {
+    return new Map();
+  }
 }
 
 function chart(rows, state, name) {
