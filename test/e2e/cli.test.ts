@@ -70,9 +70,9 @@ describe('the CLI', () => {
     expect((await cli('keys', 'revoke', 'not-a-key')).out).toBe("Error: No API key found with id 'not-a-key'.");
     expect((await cli('keys', 'revoke', 'not-a-key')).code).toBe(1);
     expect((await cli('workspaces', 'create', '--name', '')).out).toBe("Error: 'name' must be a non-empty string.");
-    const unknown = await cli('bogus');
-    expect(unknown.code).toBe(2);
-    expect(unknown.out).toContain('Unknown command: bogus');
+    const said: string[] = [];
+    expect(await runCli(['bogus'], env, () => undefined, (line) => said.push(line))).toBe(2);
+    expect(said).toEqual(["Unknown command: bogus. Run 'gatehouse --help' for the commands."]);
     expect((await cli('--help')).code).toBe(0);
   });
 });
