@@ -49,11 +49,13 @@ const UsageSummaryRowRef = builder.objectRef<requestLog.UsageSummaryRow>('UsageS
     apiKeyId: t.exposeString('apiKeyId', { nullable: true, description: 'API key.' }),
     virtualKey: t.exposeString('virtualKey', { nullable: true, description: 'Virtual key.' }),
     model: t.exposeString('model', { nullable: true, description: 'Model.' }),
-    requests: t.exposeInt('requests', { description: 'Model calls, refused ones included.' }),
-    errors: t.exposeInt('errors', { description: 'Calls answered with a status of 400 or more.' }),
-    promptTokens: t.exposeInt('promptTokens', { description: 'Prompt tokens.' }),
-    completionTokens: t.exposeInt('completionTokens', { description: 'Completion tokens.' }),
-    totalTokens: t.exposeInt('totalTokens', { description: 'Total tokens.' }),
+    // Sums over a whole log pass 2^31 (GraphQL's Int) long before they lose precision as a Float
+    // (exact to 2^53), so the totals are Floats that always hold whole numbers.
+    requests: t.exposeFloat('requests', { description: 'Model calls, refused ones included (a whole number).' }),
+    errors: t.exposeFloat('errors', { description: 'Calls answered with a status of 400 or more (a whole number).' }),
+    promptTokens: t.exposeFloat('promptTokens', { description: 'Prompt tokens (a whole number; a Float because sums pass 2^31).' }),
+    completionTokens: t.exposeFloat('completionTokens', { description: 'Completion tokens (a whole number; a Float because sums pass 2^31).' }),
+    totalTokens: t.exposeFloat('totalTokens', { description: 'Total tokens (a whole number; a Float because sums pass 2^31).' }),
     cost: t.exposeFloat('cost', { description: 'US dollars.' }),
   }),
 });

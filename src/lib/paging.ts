@@ -1,9 +1,12 @@
 /**
- * Page-numbered lists (`current_page`, `page_size`; answered as `{total, data}`), as every paged
- * control-plane list pages (docs/contract.md#paging): one range, one message, one query shape.
+ * The paging rules, one place for each kind of list (docs/contract.md#paging):
+ * - page-numbered lists (`current_page`, `page_size`; answered as `{total, data}`), as every paged
+ *   control-plane list pages: one range, one message, one query shape;
+ * - cursor lists (`limit` and an `after` cursor, OpenAI style: runs' lists, the request log): one
+ *   range for `limit`, one set of messages.
  */
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/core';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, invalidType } from '../errors.js';
 import { queryInteger } from './contract.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
@@ -47,4 +50,20 @@ export async function findPage<T extends object>(em: EntityManager, entity: Enti
   if (limit === 0) return { total: await em.count(entity, where), data: [] };
   const [data, total] = await em.findAndCount(entity, where, { orderBy: { createdAt: 'desc', id: 'desc' } as never, limit, offset });
   return { total, data: data as T[] };
+}
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+/** A cursor list's page size: `limit` (default 20) as given, or a 400 naming it when out of 1–100. */
+export function cursorLimit(limit: number | null | undefined): number {
+  const value = limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(value)) throw invalidType('limit', 'an integer', value);
+  if (value < 1) {
+    throw new BadRequestError(`Invalid 'limit': integer below minimum value. Expected a value >= 1, but got ${value} instead.`, { param: 'limit', code: 'integer_below_min_value' });
+  }
+  if (value > MAX_LIMIT) {
+    throw new BadRequestError(`Invalid 'limit': integer above maximum value. Expected a value <= ${MAX_LIMIT}, but got ${value} instead.`, { param: 'limit', code: 'integer_above_max_value' });
+  }
+  return value;
 }

@@ -253,6 +253,6 @@ describe('request log reads', () => {
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ param: 'from', code: 'invalid_value' });
     const g = await t.graphql('{ requestLogs(limit: 1000) { hasMore } }');
-    expect(g.errors?.[0].message).toBe("Invalid 'limit': expected an integer from 1 to 100.");
+    expect(g.errors?.[0].message).toBe("Invalid 'limit': integer above maximum value. Expected a value <= 100, but got 1000 instead.");
   });
 });

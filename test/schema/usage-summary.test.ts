@@ -2,6 +2,7 @@
  * usageSummary by day and hour, and the log's time-range filters, on a manual clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executeSql } from '../../src/db/sql.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -41,5 +42,16 @@ describe('usageSummary over time', () => {
     const r = await t.request('GET', `/v1/logs?from=2026-11-20T10:40:00Z&to=${Date.parse('2026-11-21T09:00:00Z') / 1000}`);
     expect(r.status, r.text).toBe(200);
     expect(r.body.data.map((x: any) => x.created_at)).toEqual(['2026-11-20T11:30:00.000Z', '2026-11-20T10:40:00.000Z']);
+  });
+});
+
+describe('usageSummary totals', () => {
+  // Last in the file: it rewrites the token counts of every record.
+  it('sum past 2^31 exactly (GraphQL Int would refuse to serialise them)', async () => {
+    const large = 2_000_000_000;
+    await executeSql(t.app.runtime.fork(), 'update request_logs set prompt_tokens = ?, completion_tokens = ?, total_tokens = ?', [large, large, 2 * large], 'run');
+    const total = await t.graphql('{ usageSummary { requests promptTokens completionTokens totalTokens } }');
+    expect(total.errors).toBeUndefined();
+    expect(total.data.usageSummary).toEqual([{ requests: 4, promptTokens: 4 * large, completionTokens: 4 * large, totalTokens: 8 * large }]);
   });
 });

@@ -7,6 +7,7 @@
 import type { ServiceContext } from '../../context.js';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import { executeSql } from '../../db/sql.js';
+import { cursorLimit } from '../../lib/paging.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { RequestLogSchema, type RequestLog } from './request-log.entity.js';
 import { requestLogWriter } from './request-log.writer.js';
@@ -40,8 +41,6 @@ export interface UsageSummaryRow {
   totalTokens: number;
   cost: number;
 }
-
-export const MAX_PAGE = 100;
 
 function time(value: string | null | undefined, param: string): number | null {
   if (value === null || value === undefined || value === '') return null;
@@ -92,10 +91,7 @@ export interface RequestLogPage {
 
 /** Newest first; `after` is the id of the last record of the previous page. */
 export async function listRequestLogs(ctx: ServiceContext, filter: RequestLogFilter, page: { limit?: number | null; after?: string | null }): Promise<RequestLogPage> {
-  const limit = page.limit ?? 20;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
-    throw new BadRequestError(`Invalid 'limit': expected an integer from 1 to ${MAX_PAGE}.`, { param: 'limit', code: 'invalid_value' });
-  }
+  const limit = cursorLimit(page.limit);
   await requestLogWriter(ctx.runtime).flush();
   const where = await whereOf(ctx, filter);
   let sql = where.sql;

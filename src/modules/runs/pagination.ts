@@ -1,10 +1,11 @@
 /**
- * OpenAI-style cursor lists: `limit` (1–100, default 20), `order` (`asc`/`desc` by creation,
- * default `desc`), `after`/`before` (an object id of the same list), answered as
- * `{object: "list", data, first_id, last_id, has_more}`.
+ * OpenAI-style cursor lists: `limit` (1–100, default 20: `cursorLimit` of src/lib/paging.ts),
+ * `order` (`asc`/`desc` by creation, default `desc`), `after`/`before` (an object id of the same
+ * list), answered as `{object: "list", data, first_id, last_id, has_more}`.
  */
 import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/core';
-import { BadRequestError, invalidType, unsupportedValue } from '../../errors.js';
+import { BadRequestError, unsupportedValue } from '../../errors.js';
+import { cursorLimit } from '../../lib/paging.js';
 import type { ListObject } from './wire.js';
 
 export interface PageArgs {
@@ -21,20 +22,8 @@ interface Normalised {
   before: string | null;
 }
 
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
-
 export function normalisePage(args: PageArgs): Normalised {
-  const limit = args.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit)) {
-    throw invalidType('limit', 'an integer', limit);
-  }
-  if (limit < 1) {
-    throw new BadRequestError(`Invalid 'limit': integer below minimum value. Expected a value >= 1, but got ${limit} instead.`, { param: 'limit', code: 'integer_below_min_value' });
-  }
-  if (limit > MAX_LIMIT) {
-    throw new BadRequestError(`Invalid 'limit': integer above maximum value. Expected a value <= ${MAX_LIMIT}, but got ${limit} instead.`, { param: 'limit', code: 'integer_above_max_value' });
-  }
+  const limit = cursorLimit(args.limit);
   const order = args.order ?? 'desc';
   if (order !== 'asc' && order !== 'desc') {
     throw unsupportedValue('order', order, ['asc', 'desc']);
