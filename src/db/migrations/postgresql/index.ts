@@ -1,7 +1,9 @@
 // Written by `npm run migrate -- create <name>` (src/db/migrations/files.ts): the postgresql schema migrations, in order.
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration0001Initial } from './0001_initial.js';
+import { Migration0002PromptSettings } from './0002_prompt_settings.js';
 
 export const postgresMigrations: MigrationObject[] = [
   { name: '0001_initial', class: Migration0001Initial },
+  { name: '0002_prompt_settings', class: Migration0002PromptSettings },
 ];
