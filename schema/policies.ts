@@ -5,7 +5,7 @@ import * as entities from '../src/modules/policies/policy-entities.js';
 import type { Page } from '../src/lib/paging.js';
 import type { BucketUsage, UsageAlertEvent } from '../src/modules/usage/usage-engine.js';
 import { usageAlertsTopic } from '../src/modules/usage/usage-engine.js';
-import type { Condition, GroupByKey } from '../src/modules/usage/conditions.js';
+import { KEYS_DESCRIPTION, type Condition, type GroupByKey } from '../src/modules/usage/conditions.js';
 import * as contract from '../src/modules/policies/policies.contract.js';
 import { builder } from './builder.js';
 import { contractInputType, parseInput } from './contract-input.js';
@@ -44,7 +44,7 @@ export const UsageAlertKindEnum = builder.enumType('UsageAlertKind', {
 const ConditionRef = builder.objectRef<Condition>('UsageLimitsPolicyCondition').implement({
   description: 'One condition: the request value of `key` must equal `value` (`*`: any value).',
   fields: (t) => ({
-    key: t.exposeString('key', { description: '`workspace_id`, `api_key`, `virtual_key`, `model` or `metadata.<name>`.' }),
+    key: t.exposeString('key', { description: KEYS_DESCRIPTION }),
     value: t.exposeString('value', { description: 'The value to match exactly, or `*`.' }),
   }),
 });
@@ -52,7 +52,7 @@ const ConditionRef = builder.objectRef<Condition>('UsageLimitsPolicyCondition').
 const GroupByRef = builder.objectRef<GroupByKey>('UsageLimitsPolicyGroupBy').implement({
   description: 'One key whose request value picks the bucket.',
   fields: (t) => ({
-    key: t.exposeString('key', { description: '`workspace_id`, `api_key`, `virtual_key`, `model` or `metadata.<name>`.' }),
+    key: t.exposeString('key', { description: KEYS_DESCRIPTION }),
   }),
 });
 

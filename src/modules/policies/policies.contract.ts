@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { refuseWhole } from '../../lib/contract.js';
 import { workspaceId } from '../tenancy/tenancy.contract.js';
-import { validateConditions, validateGroupBy, type ListIssue } from '../usage/conditions.js';
+import { KEYS_DESCRIPTION, validateConditions, validateGroupBy, type ListIssue } from '../usage/conditions.js';
 import { PERIODIC_RESETS } from '../usage/usage-periods.js';
 
 export const POLICY_TYPES = ['cost', 'tokens'] as const;
@@ -32,15 +32,13 @@ function refuseFirst(ctx: z.RefinementCtx, issues: ListIssue[]): void {
   if (issues.length) refuseWhole(ctx, 'invalid_value', issues[0].message, issues[0].at);
 }
 
-const KEY_TEXT = '`workspace_id`, `api_key`, `virtual_key`, `model` or `metadata.<name>`.';
-
 const condition = z.object({
-  key: z.string().describe(KEY_TEXT),
+  key: z.string().describe(KEYS_DESCRIPTION),
   value: z.string().describe('The value to match exactly, or `*`.'),
 });
 
 const groupByKey = z.object({
-  key: z.string().describe(KEY_TEXT),
+  key: z.string().describe(KEYS_DESCRIPTION),
 });
 
 /** The list's filters (paging is `pageOf`'s); a REST query and GraphQL's arguments are both parsed by it. */

@@ -43,6 +43,8 @@ export const WILDCARD = '*';
 // Same bound as run metadata keys: a longer name could never be present on a request.
 const MAX_METADATA_NAME = 64;
 const ALLOWED_KEYS_TEXT = `${FIXED_KEYS.join(', ')}, ${METADATA_PREFIX}<name>`;
+/** The allowed keys in words, for descriptions of the key fields (GraphQL, contracts). */
+export const KEYS_DESCRIPTION = `${FIXED_KEYS.map((key) => `\`${key}\``).join(', ')} or \`${METADATA_PREFIX}<name>\`.`;
 
 /** Null when `key` is allowed, else why not. */
 function keyProblem(key: string): string | null {
