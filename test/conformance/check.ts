@@ -7,7 +7,7 @@
 import type { ErrorObject } from 'ajv';
 import type { RecordedResponse } from '../helpers/app.js';
 import { documents, type Operation } from './documents.js';
-import { allowedStatus, isAllowed } from './differences.js';
+import { allowedStatus, isAllowed, streamStandIns } from './differences.js';
 
 export interface Problem {
   /** `METHOD /template` of the document operation. */
@@ -39,31 +39,52 @@ const keyOf = (error: ErrorObject) =>
     : `${error.message}${error.keyword === 'enum' ? ` ${JSON.stringify((error.params as any).allowedValues)}` : ''}`;
 
 /**
- * ajv's errors as problems, one per place and message. Where a value matches none of a
- * `oneOf`/`anyOf`'s variants, ajv lists what every variant missed; that is one problem at that
- * place, with the first few reasons as a hint.
+ * ajv's errors as problems, one per place and message, without the documented differences.
+ * Where a value matches none of a `oneOf`/`anyOf`'s variants, ajv lists what every variant
+ * missed: the problems are those of the variant that came closest (fewest problems), when the
+ * variants are named schemas, else one problem at that place with the first few reasons.
  */
 function problemsFrom(operation: Operation, status: number, where: string, errors: ErrorObject[] | null | undefined, prefix = ''): Problem[] {
+  return rawProblems(operation, status, where, errors, prefix).filter((problem) => !isAllowed(problem));
+}
+
+function rawProblems(operation: Operation, status: number, where: string, errors: ErrorObject[] | null | undefined, prefix: string): Problem[] {
   // `nullable` became `anyOf: [schema, {type: 'null'}]`: its failure is the schema's own errors.
   const nullableWrapper = (e: ErrorObject) => e.keyword === 'anyOf' && Array.isArray(e.schema) && e.schema.length === 2 && e.schema.some(isNullSchema);
   const nullWrappers = (errors ?? []).filter(nullableWrapper).map((e) => e.instancePath);
   const all = (errors ?? []).filter((e) => !nullableWrapper(e) && !(e.keyword === 'type' && isNullSchema(e.parentSchema) && nullWrappers.includes(e.instancePath)));
-  const unmatched = all.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf').map((e) => e.instancePath);
   const inside = (path: string, at: string) => path === at || path.startsWith(`${at}/`);
-  const outermost = unmatched.filter((at) => !unmatched.some((other) => other !== at && inside(at, other)));
+  // ajv reports a oneOf after its variants' errors, so at one place the last one is the outermost.
+  const summaries = new Map<string, ErrorObject>();
+  for (const e of all) if (e.keyword === 'oneOf' || e.keyword === 'anyOf') summaries.set(e.instancePath, e);
+  const outermost = [...summaries.values()].filter((e) => ![...summaries.keys()].some((at) => at !== e.instancePath && inside(e.instancePath, at)));
   const seen = new Set<string>();
   const problems: Problem[] = [];
-  const add = (path: string, message: string) => {
-    if (seen.has(`${path} ${message}`)) return;
-    seen.add(`${path} ${message}`);
-    problems.push({ route: routeOf(operation), status, where, path: prefix + path, message });
+  const add = (problem: Problem) => {
+    if (seen.has(`${problem.path} ${problem.message}`)) return;
+    seen.add(`${problem.path} ${problem.message}`);
+    problems.push(problem);
   };
-  for (const at of outermost) {
-    const reasons = [...new Set(all.filter((e) => inside(e.instancePath, at) && e.keyword !== 'oneOf' && e.keyword !== 'anyOf').map((e) => `${e.instancePath.slice(at.length) || '/'} ${keyOf(e)}`))];
-    add(at, `matches none of the document's variants (${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? '; …' : ''})`);
+  for (const summary of outermost) {
+    const at = summary.instancePath;
+    const variants = Array.isArray(summary.schema) ? (summary.schema as { $ref?: unknown }[]) : [];
+    if (Array.isArray((summary.params as { passingSchemas?: unknown }).passingSchemas)) {
+      add({ route: routeOf(operation), status, where, path: prefix + at, message: "matches more than one of the document's oneOf variants" });
+    } else if (variants.length > 0 && variants.every((variant) => typeof variant.$ref === 'string' && variant.$ref.startsWith('#/'))) {
+      const tried = variants.map((variant) => {
+        const validate = documents().refValidator(operation.document, variant.$ref as string);
+        return validate(summary.data) ? [] : rawProblems(operation, status, where, validate.errors, prefix + at);
+      });
+      tried.reduce((best, next) => (next.length < best.length ? next : best)).forEach(add);
+    } else {
+      const reasons = [...new Set(all.filter((e) => inside(e.instancePath, at) && e !== summary).map((e) => `${e.instancePath.slice(at.length) || '/'} ${keyOf(e)}`))];
+      add({ route: routeOf(operation), status, where, path: prefix + at, message: `matches none of the document's variants (${reasons.slice(0, 3).join('; ')}${reasons.length > 3 ? '; …' : ''})` });
+    }
   }
-  for (const error of all) if (!outermost.some((at) => inside(error.instancePath, at))) add(error.instancePath, keyOf(error));
-  return problems.filter((problem) => !isAllowed(problem));
+  for (const error of all) {
+    if (!outermost.some((summary) => inside(error.instancePath, summary.instancePath))) add({ route: routeOf(operation), status, where, path: prefix + error.instancePath, message: keyOf(error) });
+  }
+  return problems;
 }
 
 interface SseEvent {
@@ -110,7 +131,8 @@ function runEventBranch(name: string): string | undefined {
 function checkStream(operation: Operation, response: RecordedResponse): Checked {
   const docs = documents();
   const problems: Problem[] = [];
-  const chunkValidator = docs.responseValidator(operation, allowedStatus(response.status), 'text/event-stream');
+  const standIn = streamStandIns.find((s) => s.route === routeOf(operation));
+  const chunkValidator = docs.responseValidator(operation, allowedStatus(response.status), 'text/event-stream') ?? (standIn && docs.schemaValidator('openai', standIn.schema));
   const events = parseEvents(response.text);
   events.forEach((event, i) => {
     const where = `event ${i + 1}${event.event ? ` (${event.event})` : ''}`;

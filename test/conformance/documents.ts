@@ -134,6 +134,8 @@ export interface Documents {
   responseValidator(operation: Operation, status: number, mediaType: string): ValidateFunction | undefined;
   /** The validator of one named component schema of a document. */
   schemaValidator(document: DocumentName, name: string): ValidateFunction;
+  /** The validator of the schema a document-local `$ref` (`#/...`) points at. */
+  refValidator(document: DocumentName, ref: string): ValidateFunction;
   /** The raw (prepared) document. */
   document(name: DocumentName): Json;
 }
@@ -197,6 +199,7 @@ function load(): Documents {
       if (!docs[document].components.schemas[name]) throw new Error(`${document} has no schema ${name}`);
       return compiled(`${document}#/components/schemas/${escapePointer(name)}`)!;
     },
+    refValidator: (document, ref) => compiled(`${document}${ref}`)!,
     document: (name) => docs[name],
   };
 }
