@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { configFrom } from '../../src/config.js';
+import { executeSql } from '../../src/db/sql.js';
 import { SqliteDriver } from '../../src/db/sqlite-driver.js';
 import { decryptSecret } from '../../src/lib/crypto.js';
 import { onPostgres } from '../helpers/database.js';
@@ -61,7 +62,7 @@ describe.skipIf(onPostgres)('upgrading a database of the release before versione
     try {
       expect(await rowCounts(file)).toEqual(before);
       const em = app.runtime.fork();
-      const recorded = (await em.getConnection().execute<{ name: string }[]>('select name from mikro_orm_migrations order by id')).map((r) => r.name);
+      const recorded = (await executeSql<{ name: string }[]>(em, 'select name from mikro_orm_migrations order by id', [])).map((r) => r.name);
       // Adopted at the baseline (its tables were there), then every later migration applied.
       expect(recorded[0]).toBe('0001_initial');
       expect(recorded).toContain('policies_0001_index_unindexed');
@@ -85,11 +86,11 @@ describe.skipIf(onPostgres)('upgrading a database of the release before versione
       expect(keys.body.data).toHaveLength(3);
       const integration = await call('GET', '/v1/integrations/openai-prod');
       expect(integration.body).toMatchObject({ slug: 'openai-prod', masked_key: expect.stringContaining('6789') });
-      const [{ encrypted_key }] = await em.getConnection().execute<{ encrypted_key: string }[]>("select encrypted_key from integrations where slug = 'openai-prod'");
+      const [{ encrypted_key }] = await executeSql<{ encrypted_key: string }[]>(em, "select encrypted_key from integrations where slug = 'openai-prod'", []);
       expect(decryptSecret(encrypted_key, app.runtime.secretKey)).toBe('sk-fixture-secret-0123456789');
       expect((await call('GET', '/v1/policies/usage-limits')).body.data).toHaveLength(1);
       expect((await call('GET', '/v1/guardrails')).body.data).toHaveLength(1);
-      const threads = await em.getConnection().execute<{ id: string }[]>('select id from threads');
+      const threads = await executeSql<{ id: string }[]>(em, 'select id from threads', []);
       const messages = await call('GET', `/v1/threads/${threads[0].id}/messages`, undefined, BETA);
       expect(messages.body.data).toHaveLength(3);
       const runs = await call('GET', `/v1/threads/${threads[0].id}/runs`, undefined, BETA);
