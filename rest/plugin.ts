@@ -1,8 +1,9 @@
 import { execute, subscribe, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { createRequestContext, maskError, requestIdOf, type RequestContext, type Runtime } from '../schema/index.js';
+import { createRequestContext, maskError, type RequestContext, type Runtime } from '../schema/index.js';
 import { readLimited } from '../src/http/body-limit.js';
 import { markDataPlane } from '../src/http/data-plane.js';
+import { requestIdOf } from '../src/http/request-id.js';
 import { recordRoute } from '../src/http/route-label.js';
 import { findInputProblem, type InputProblem } from '../src/http/input-guard.js';
 import { InternalError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, invalidJson, unknownUrl } from '../schema/contracts.js';

@@ -13,8 +13,6 @@ import './request-log.js';
 export const schema = builder.toSchema({ sortSchema: true });
 export type { RequestContext, Runtime } from './context.js';
 export { createRequestContext } from './context.js';
-// Kept only until rest/plugin.ts imports requestIdOf from src/http/request-id.ts (rest/ may).
-export { requestIdOf } from '../src/http/request-id.js';
 export { maskError, extensionsOf, type ErrorExtensions } from './errors.js';
 export { maskingPlugin } from './masking-plugin.js';
 export { documentErrorsPlugin } from './document-errors-plugin.js';
