@@ -9,7 +9,10 @@
  *   schema composed with `allOf` accepts the keys of all its parts; a named schema used as an
  *   `allOf` part is referenced through an open copy (`<Name>__open`), so that the part does not
  *   refuse its siblings' keys while the composition as a whole stays closed.
- * - A `oneOf` one of whose variants accepts any object is read as `anyOf` (exactly one can never match).
+ * - `oneOf` is read as `anyOf`: the documents use it for "one of these shapes", and their variants
+ *   overlap where another field picks the variant (an empty object fits every all-optional
+ *   configuration of an integration; Portkey's guardrail check parameters end with a variant that
+ *   accepts any object), so "exactly one" could not hold for answers the documents describe.
  * - Schemas that say `additionalProperties: true` (or give a schema for it), or an `object` with no
  *   `properties` (maps such as `metadata`), stay open: the document allows extra keys there.
  */
@@ -78,9 +81,6 @@ function prepare(document: Json): Json {
     for (const media of Object.values(response?.content ?? {}) as Json[]) if (media?.schema) roots.push({ holder: media, key: 'schema' });
   }
 
-  const resolve = (schema: Json) => (typeof schema?.$ref === 'string' ? schemas[schema.$ref.replace('#/components/schemas/', '')] : schema);
-  const acceptsAnyObject = (schema: Json) => schema?.additionalProperties === true && !schema.properties && !schema.required;
-
   // Named schemas used as allOf parts are referenced through an open copy; inline parts stay open.
   const parts = new Set<Json>();
   const partNames = new Set<string>();
@@ -88,9 +88,7 @@ function prepare(document: Json): Json {
   for (const { holder, key } of roots) {
     holder[key] = eachSchema(holder[key], (schema) => {
       const converted = toJsonSchema(schema);
-      // A oneOf with a variant that accepts any object (Portkey's guardrail check parameters end
-      // with BasicParameters) can never match exactly one variant: the document means anyOf.
-      if (Array.isArray(converted.oneOf) && converted.oneOf.some((variant: Json) => acceptsAnyObject(resolve(variant)))) {
+      if (Array.isArray(converted.oneOf)) {
         converted.anyOf = converted.oneOf;
         delete converted.oneOf;
       }

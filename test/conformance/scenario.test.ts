@@ -165,6 +165,12 @@ async function runs() {
   const textThread = await ok('POST', '/v1/threads', { messages: [{ role: 'user', content: 'a streamed answer' }] }, BETA);
   await ok('POST', `/v1/threads/${textThread.id}/runs`, { assistant_id: assistant.id, stream: true, tools: [] }, H);
   await ok('POST', '/v1/threads/runs', { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'one call' }] }, stream: true }, H);
+  // Cut short by max_completion_tokens (at least 256; the local model echoes the message): incomplete, JSON and streamed.
+  const long = 'word '.repeat(300);
+  const cut = await ok('POST', '/v1/threads/runs', { assistant_id: assistant.id, tools: [], max_completion_tokens: 256, thread: { messages: [{ role: 'user', content: long }] } }, H);
+  await waitFor(t, cut.thread_id, cut.id, ['incomplete']);
+  await ok('GET', `/v1/threads/${cut.thread_id}/messages`, undefined, BETA);
+  await ok('POST', '/v1/threads/runs', { assistant_id: assistant.id, tools: [], max_completion_tokens: 256, response_format: { type: 'json_object' }, stream: true, thread: { messages: [{ role: 'user', content: long }] } }, H);
   const both = await ok('POST', '/v1/threads/runs', { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'another call' }] } }, H);
   await waitFor(t, both.thread_id, both.id, ['completed']);
   await ok('GET', `/v1/threads/${both.thread_id}/runs/${both.id}`, undefined, BETA);
@@ -179,6 +185,8 @@ async function modelTraffic() {
     messages: [{ role: 'user', content: 'get_weather now' }],
     tools: [weatherTool],
   });
+  await ok('POST', '/v1/chat/completions', { model: '@local/local', messages: [{ role: 'user', content: 'get_weather streamed' }], tools: [weatherTool], stream: true });
+  await ok('POST', '/v1/chat/completions', { model: '@local/local', messages: [{ role: 'user', content: 'two answers' }], n: 2, max_tokens: 2, response_format: { type: 'json_object' } });
   await ok('POST', '/v1/embeddings', { model: '@local/local', input: ['one', 'two'] });
   await ok('POST', '/v1/embeddings', { model: '@local/local', input: 'base64', encoding_format: 'base64' });
   await ok('GET', '/v1/models');
@@ -325,6 +333,7 @@ describe('conformance with the published OpenAI and Portkey documents', () => {
         'thread.run.in_progress',
         'thread.run.requires_action',
         'thread.run.completed',
+        'thread.run.incomplete',
         'thread.run.failed',
         'thread.run.step.created',
         'thread.run.step.in_progress',
