@@ -48,6 +48,12 @@ export const listPoliciesContract = z.object({
   type: oneOf(POLICY_TYPES).nullish().describe('Only this type.'),
 });
 
+/** The entity list's filters (paging is `pageOf`'s), for a REST query and GraphQL's arguments alike. */
+export const listPolicyEntitiesContract = z.object({
+  status: oneOf(ENTITY_STATUSES).nullish().describe('Only active or only exhausted entities.'),
+  search: z.string().nullish().describe('Only value keys containing this text (case-insensitive).'),
+});
+
 export const createPolicyContract = z.object({
   conditions: z
     .array(condition)

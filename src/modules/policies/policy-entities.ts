@@ -6,9 +6,11 @@
  */
 import type { ServiceContext } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
+import { parseContract } from '../../lib/contract.js';
 import { pageOf, type Page, type PageInput } from '../../lib/paging.js';
 import type { BucketStatus } from '../usage/alerts.js';
 import { usageEngine, type BucketUsage, type ValueKeyQuery } from '../usage/usage-engine.js';
+import { listPolicyEntitiesContract } from './policies.contract.js';
 import { getChangeablePolicy, resetValueKey } from './policies.service.js';
 import type { UsageLimitsPolicy } from './usage-limits-policy.entity.js';
 
@@ -31,7 +33,8 @@ const entityOf = (policy: UsageLimitsPolicy, usage: BucketUsage): PolicyEntity =
 
 /** A page of the (visible) policy's entities, ordered by value key, with the total. */
 export async function listPolicyEntities(ctx: ServiceContext, policy: UsageLimitsPolicy, input: ListEntitiesInput): Promise<Page<PolicyEntity>> {
-  return entityPage(ctx, policy, { status: input.status ?? null, search: input.search || null, ...pageOf(input) });
+  const filter = parseContract(listPolicyEntitiesContract, { status: input.status, search: input.search });
+  return entityPage(ctx, policy, { status: filter.status ?? null, search: filter.search || null, ...pageOf(input) });
 }
 
 async function entityPage(ctx: ServiceContext, policy: UsageLimitsPolicy, query: Pick<ValueKeyQuery, 'status' | 'search' | 'valueKey' | 'offset' | 'limit'>): Promise<Page<PolicyEntity>> {
