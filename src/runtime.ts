@@ -6,7 +6,9 @@ import { openOrm, type Orm } from './db/orm.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/logger.js';
 import { Metrics } from './lib/metrics.js';
+import { connectPgBus } from './lib/pg-connect.js';
 import { PubSub } from './lib/pubsub.js';
+import { singleInstance, type Instances } from './lib/instances.js';
 import { loadSecretKey } from './lib/secret-key.js';
 import type { Organisation } from './modules/tenancy/organisation.entity.js';
 import type { Workspace } from './modules/tenancy/workspace.entity.js';
@@ -18,6 +20,8 @@ export interface Runtime {
   logger: Logger;
   clock: Clock;
   pubsub: PubSub;
+  /** The other gateway instances on the database, and which one runs the sweeps (src/lib/instances.ts). */
+  instances: Instances;
   metrics: Metrics;
   apiKeys: ApiKeyCache;
   secretKey: Buffer;
@@ -74,14 +78,22 @@ export async function createRuntime(config: Config, modules: DomainModule[], opt
   });
   const shutdownController = new AbortController();
   const singletons = new Map<string, unknown>();
+  const logger = createLogger(config.LOG_LEVEL, options.logDestination, config.LOG_FORMAT);
+  // PostgreSQL may have several instances: they talk over a dedicated connection. SQLite has one.
+  const bus = database.dialect === 'postgresql' ? await connectPgBus(orm, logger).catch(async (error: unknown) => {
+    await orm.close(true);
+    throw error;
+  }) : null;
+  const pubsub = new PubSub(bus ?? undefined);
   const runtime: Runtime = {
     config,
     orm,
-    logger: createLogger(config.LOG_LEVEL, options.logDestination, config.LOG_FORMAT),
+    logger,
     clock: options.clock ?? systemClock,
-    pubsub: new PubSub(),
+    pubsub,
+    instances: bus ?? singleInstance,
     metrics: new Metrics({ processMetrics: options.processMetrics }),
-    apiKeys: new ApiKeyCache(config.API_KEY_CACHE_TTL_MS),
+    apiKeys: new ApiKeyCache(config.API_KEY_CACHE_TTL_MS, pubsub),
     secretKey: loadSecretKey(config.GATEWAY_SECRET_KEY, database.dialect === 'sqlite' ? database.file : null),
     modules,
     shutdown: shutdownController.signal,
@@ -94,6 +106,7 @@ export async function createRuntime(config: Config, modules: DomainModule[], opt
     async close() {
       shutdownController.abort();
       for (const module of [...modules].reverse()) await module.stop?.(runtime);
+      await bus?.close();
       await orm.close(true);
     },
   };

@@ -40,15 +40,26 @@ interface CacheEntry {
 
 /**
  * Keeps resolved keys in memory so that the steady state costs no database round trip per request.
- * A revocation in this process takes effect at once (the entry is dropped); in another process
- * sharing the database it takes effect when the entry expires (API_KEY_CACHE_TTL_MS, default 5 s).
+ * A revocation takes effect at once in this process (the entry is dropped) and, when the pub/sub
+ * crosses instances (PostgreSQL), in every other instance as soon as it hears of it (milliseconds;
+ * the forget is published). Without that (SQLite: one server per file) another process sharing
+ * the file, such as the CLI, is covered by the entry's expiry (API_KEY_CACHE_TTL_MS, default 5 s).
  * Unknown keys are cached too (as null), so a flood of bad keys does not become a flood of queries.
  */
 export class ApiKeyCache {
   private readonly entries = new Map<string, CacheEntry>();
   private static readonly MAX_ENTRIES = 10_000;
 
-  constructor(private readonly ttlMs: number) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly pubsub?: ForgetBus,
+  ) {
+    pubsub?.on(API_KEY_FORGOTTEN_TOPIC, (payload) => {
+      const { keyId, hash } = payload as Forgotten;
+      if (keyId) this.dropKeyId(keyId);
+      if (hash) this.entries.delete(hash);
+    });
+  }
 
   get(hash: string, now: number): Principal | null | undefined {
     const entry = this.entries.get(hash);
@@ -66,13 +77,34 @@ export class ApiKeyCache {
     this.entries.set(hash, { principal, expiresAt: now + this.ttlMs });
   }
 
+  /** Drops a key's entries here and, through the pub/sub, in every instance. */
   forgetKeyId(apiKeyId: string): void {
-    for (const [hash, entry] of this.entries) {
-      if (entry.principal?.apiKeyId === apiKeyId) this.entries.delete(hash);
-    }
+    this.dropKeyId(apiKeyId);
+    this.pubsub?.publish(API_KEY_FORGOTTEN_TOPIC, { keyId: apiKeyId } satisfies Forgotten);
   }
 
   forgetHash(hash: string): void {
     this.entries.delete(hash);
+    this.pubsub?.publish(API_KEY_FORGOTTEN_TOPIC, { hash } satisfies Forgotten);
   }
+
+  private dropKeyId(apiKeyId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.principal?.apiKeyId === apiKeyId) this.entries.delete(hash);
+    }
+  }
+}
+
+/** The topic on which forgotten keys travel between instances. */
+export const API_KEY_FORGOTTEN_TOPIC = 'api-keys.forgotten';
+
+interface Forgotten {
+  keyId?: string;
+  hash?: string;
+}
+
+/** What the cache needs of the pub/sub (src/lib/pubsub.ts). */
+interface ForgetBus {
+  publish(topic: string, payload: unknown): void;
+  on(topic: string, handler: (payload: unknown) => void): unknown;
 }

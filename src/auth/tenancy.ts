@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { NotFoundError, PermissionError } from '../errors.js';
-import { configCache } from '../lib/config-cache.js';
+import { configCache, type CacheHost } from '../lib/config-cache.js';
 import { isUuid } from '../lib/ids.js';
 import { WorkspaceSchema, type Workspace } from '../modules/tenancy/workspace.entity.js';
 import type { Principal } from './principal.js';
@@ -38,7 +38,7 @@ export async function resolveWorkspace(
  */
 export async function cachedHomeWorkspace(
   em: EntityManager,
-  runtime: { singleton<T>(key: string, create: () => T): T },
+  runtime: CacheHost,
   principal: Principal,
 ): Promise<Workspace> {
   const cache = configCache(runtime);

@@ -7,11 +7,13 @@ import { dataVersion } from '../db/sql.js';
  * `invalidate(scope)` once its write is done, which drops the whole scope (writes are rare, so a
  * coarse drop keeps the rule simple: no entry can outlive a write it depends on).
  *
- * Several processes on one database: readers call `syncWith(em)` before reading (once per
- * EntityManager, i.e. per request or job: it asks the database's `data_version`, src/db/sql.ts),
- * and any commit by another connection drops everything. Listeners see every local
- * invalidation, so a transport between instances can later forward them precisely (applied with
- * `invalidate(scope, { remote: true })`, not forwarded again) instead.
+ * Several processes on one database:
+ * - PostgreSQL (instances linked by the pub/sub's bus, src/lib/pg-bus.ts): every invalidation is
+ *   published, and each instance drops the same scope when it hears it (`linkCache`), within
+ *   milliseconds of the write. `syncWith` then asks nothing.
+ * - SQLite (one server per file, but the CLI may write beside it): readers call `syncWith(em)`
+ *   before reading (once per EntityManager, i.e. per request or job: it asks the database's
+ *   `data_version`, src/db/sql.ts), and any commit by another connection drops everything.
  */
 export type CacheScope =
   /** A workspace's provider by virtual key, with its integration and the workspace's access. */
@@ -35,6 +37,8 @@ export class ConfigCache {
   private readonly listeners = new Set<Listener>();
   private version: number | null = null;
   private readonly synced = new WeakMap<EntityManager, Promise<void>>();
+  /** Invalidations reach this cache from every instance (see `linkCache`): no data_version to ask. */
+  linked = false;
 
   /**
    * `sync` with `em`'s connection, asked once per EntityManager (a request's, a job's fork): one
@@ -42,6 +46,7 @@ export class ConfigCache {
    * together (they share the pending question). A failed question is asked again next time.
    */
   syncWith(em: EntityManager): Promise<void> {
+    if (this.linked) return Promise.resolve();
     let syncing = this.synced.get(em);
     if (!syncing) {
       syncing = dataVersion(em).then((version) => this.sync(version));
@@ -89,7 +94,27 @@ export class ConfigCache {
   }
 }
 
+/** The topic on which invalidations travel between instances. */
+export const CACHE_INVALIDATED_TOPIC = 'config-cache.invalidated';
+
+export interface CacheHost {
+  singleton<T>(key: string, create: () => T): T;
+  pubsub: { crossesInstances: boolean; publish(topic: string, payload: unknown): void; on(topic: string, handler: (payload: unknown) => void): unknown };
+}
+
+/**
+ * Publishes the cache's invalidations and applies everyone's, when the pub/sub crosses instances.
+ * Its own come back too and drop the scope a second time, which costs a reload at most.
+ */
+function linkCache(cache: ConfigCache, pubsub: CacheHost['pubsub']): ConfigCache {
+  if (!pubsub.crossesInstances) return cache;
+  cache.linked = true;
+  cache.onInvalidate((scope) => pubsub.publish(CACHE_INVALIDATED_TOPIC, scope));
+  pubsub.on(CACHE_INVALIDATED_TOPIC, (scope) => cache.invalidate(scope as CacheScope, { remote: true }));
+  return cache;
+}
+
 /** The app's cache (one per runtime). */
-export function configCache(runtime: { singleton<T>(key: string, create: () => T): T }): ConfigCache {
-  return runtime.singleton('config-cache', () => new ConfigCache());
+export function configCache(runtime: CacheHost): ConfigCache {
+  return runtime.singleton('config-cache', () => linkCache(new ConfigCache(), runtime.pubsub));
 }

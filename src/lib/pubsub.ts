@@ -16,9 +16,9 @@ export interface SubscribeOptions {
 }
 
 /**
- * In-process publish/subscribe for live GraphQL subscriptions and SSE streams. Payloads are plain
- * snapshots (never managed entities), delivered by reference: every subscriber of a topic sees
- * the same object, so what is derived from it (an SSE frame) can be computed once per payload.
+ * Publish/subscribe for live GraphQL subscriptions and SSE streams, across instances when a bus
+ * links them (see `Bus`). Payloads are plain snapshots (never managed entities), delivered in
+ * process by reference: every subscriber of a topic sees the same object, so what is derived from it (an SSE frame) can be computed once per payload.
  * Each subscription's queue is bounded, so a consumer that stops reading cannot grow the heap.
  * A subscription ends when its consumer stops iterating or when the given signal aborts
  * (shutdown), so open streams close cleanly; all subscriptions share one listener on the signal.
@@ -28,10 +28,51 @@ interface Subscriber {
   queued(): number;
 }
 
+/**
+ * Carries publications to the other instances on the database and back (src/lib/pg-bus.ts on
+ * PostgreSQL). Without one (SQLite) publications stay in this process: SQLite is one process per
+ * database file, so there is nobody else to tell. A bus hands back only what other instances
+ * sent; this process's own publications are delivered in process, at once and by reference.
+ */
+export interface Bus {
+  send(topic: string, payload: unknown): void;
+  onMessage(handler: (topic: string, payload: unknown) => void): void;
+}
+
 export class PubSub {
   private readonly listeners = new Map<string, Set<Subscriber>>();
 
+  constructor(private readonly bus?: Bus) {
+    bus?.onMessage((topic, payload) => this.deliver(topic, payload));
+  }
+
+  /** Publications reach other instances (a bus links them). */
+  get crossesInstances(): boolean {
+    return this.bus !== undefined;
+  }
+
+  /** Delivers to this process's subscribers and, through the bus, to every other instance's. */
   publish(topic: string, payload: unknown): void {
+    this.deliver(topic, payload);
+    this.bus?.send(topic, payload);
+  }
+
+  /**
+   * Calls `handler` with every payload of `topic` (this process's and other instances'), for
+   * in-process bookkeeping such as cache invalidation; returns the unsubscribe function.
+   */
+  on(topic: string, handler: (payload: unknown) => void): () => void {
+    const subscriber: Subscriber = { deliver: handler, queued: () => 0 };
+    if (!this.listeners.has(topic)) this.listeners.set(topic, new Set());
+    this.listeners.get(topic)!.add(subscriber);
+    return () => {
+      const set = this.listeners.get(topic);
+      set?.delete(subscriber);
+      if (set?.size === 0) this.listeners.delete(topic);
+    };
+  }
+
+  private deliver(topic: string, payload: unknown): void {
     const set = this.listeners.get(topic);
     if (set) for (const subscriber of set) subscriber.deliver(payload);
   }
