@@ -46,7 +46,7 @@ describe('create, read, update, versions', () => {
       virtual_key: 'local',
       version_description: 'First cut',
       tools: [{ type: 'function', function: { name: 'lookup_order' } }],
-      tool_choice: { type: 'auto' },
+      tool_choice: { type: 'function', function: { name: 'lookup_order' } },
       template_metadata: { owner: 'support-team' },
     });
     expect(created).toEqual({ id: UUID, slug: 'support-reply', version_id: UUID, object: 'prompt' });
@@ -65,7 +65,7 @@ describe('create, read, update, versions', () => {
       virtual_key: 'local',
       model: 'gpt-4o-mini',
       tools: [{ type: 'function', function: { name: 'lookup_order' } }],
-      tool_choice: { type: 'auto' },
+      tool_choice: { type: 'function', function: { name: 'lookup_order' } },
       template_metadata: { owner: 'support-team' },
       status: 'active',
       created_at: T0,
@@ -100,7 +100,7 @@ describe('create, read, update, versions', () => {
           parameters: { temperature: 0.9 },
           virtual_key: 'local',
           tools: [{ type: 'function', function: { name: 'lookup_order' } }],
-          tool_choice: { type: 'auto' },
+          tool_choice: { type: 'function', function: { name: 'lookup_order' } },
           template_metadata: { owner: 'support-team' },
         },
         prompt_version: 2,
@@ -178,7 +178,7 @@ describe('render', () => {
         temperature: 0.1,
         model: 'gpt-4o-mini',
         tools: [{ type: 'function', function: { name: 'lookup_order' } }],
-        tool_choice: { type: 'auto' },
+        tool_choice: { type: 'function', function: { name: 'lookup_order' } },
         messages: [
           { role: 'system', content: 'You answer questions about Gatehouse. Be polite.' },
           { role: 'user', content: [{ type: 'text', text: 'Question: Is it "fast"?' }] },
@@ -199,6 +199,13 @@ describe('render', () => {
     const created = await ok('POST', '/v1/prompts', { name: 'Greeter', collection_id: collectionId, string: 'Hi {{name}} <{{tag}}>', model: 'local' });
     const rendered = await ok('POST', `/v1/prompts/${created.id}/render`, { variables: { name: "O'Brien", tag: 'b&c' } });
     expect(rendered.data).toEqual({ model: 'local', messages: [{ role: 'user', content: "Hi O'Brien <b&c>" }] });
+
+    // tool_choice takes OpenAI's string forms too.
+    await ok('PUT', `/v1/prompts/${created.id}`, { tool_choice: 'required', tools: [{ type: 'function', function: { name: 'greet' } }] });
+    expect((await ok('POST', `/v1/prompts/${created.id}/render`, { variables: {} })).data).toMatchObject({ tool_choice: 'required' });
+    expect(await t.request('PUT', `/v1/prompts/${created.id}`, { body: { tool_choice: 'sometimes' } })).toMatchObject(
+      errorResponse(400, "Invalid value: 'sometimes'. Supported values are: 'none', 'auto' and 'required'.", 'tool_choice', 'invalid_value'),
+    );
   });
 });
 

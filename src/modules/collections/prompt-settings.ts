@@ -14,7 +14,7 @@ export const promptSettingsProperties = () => ({
   versionDescription: p.text().nullable(),
   functions: p.json<JsonObject[]>().nullable(),
   tools: p.json<JsonObject[]>().nullable(),
-  toolChoice: p.json<JsonObject>().nullable(),
+  toolChoice: p.json<JsonObject | string>().nullable(),
   templateMetadata: p.json<JsonObject>().nullable(),
 });
 
@@ -24,7 +24,7 @@ export interface PromptSettings {
   versionDescription: string | null;
   functions: JsonObject[] | null;
   tools: JsonObject[] | null;
-  toolChoice: JsonObject | null;
+  toolChoice: JsonObject | string | null;
   templateMetadata: JsonObject | null;
 }
 

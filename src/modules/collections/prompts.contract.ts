@@ -6,7 +6,7 @@
  * share; where a collection or prompt is needs stored data and is the service's too.
  */
 import { z } from 'zod';
-import { refuse, text } from '../../lib/contract.js';
+import { oneOf, refuse, text } from '../../lib/contract.js';
 import { templateProblem } from './prompt-template.js';
 
 export const TEMPLATE_MAX = 100_000;
@@ -28,7 +28,10 @@ const versionFields = {
   version_description: text({ max: DESCRIPTION_MAX, allowEmpty: true }).nullish().describe('What this version changed.'),
   functions: z.array(object()).nullish().describe('Function definitions sent with every completion.'),
   tools: z.array(object()).nullish().describe('Tool definitions sent with every completion.'),
-  tool_choice: object().nullish().describe('Which tool the model uses, sent with every completion.'),
+  tool_choice: z
+    .union([oneOf(['none', 'auto', 'required']), object()])
+    .nullish()
+    .describe('Which tool the model uses (`none`, `auto`, `required` or a tool-choice object), sent with every completion.'),
   template_metadata: object().nullish().describe('Free-form metadata kept with the version.'),
 };
 
