@@ -209,6 +209,25 @@ describe('render', () => {
   });
 });
 
+describe('GraphQL', () => {
+  it('createPromptCompletion runs the rendered prompt through chat; the virtualKey argument names the provider', async () => {
+    const created = await ok('POST', '/v1/prompts', { name: 'Graph echo', collection_id: collectionId, string: 'Echo {{word}}', model: 'local' });
+    const COMPLETE = `mutation($id: String!, $input: JSON!, $vk: String) {
+      createPromptCompletion(promptId: $id, input: $input, virtualKey: $vk) { completion streamId }
+    }`;
+    const plain = await t.graphql(COMPLETE, { id: created.slug, input: { variables: { word: 'graph' } }, vk: 'local' });
+    expect(plain.errors).toBeUndefined();
+    expect(plain.data.createPromptCompletion).toMatchObject({
+      completion: { object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'You said: Echo graph' } }] },
+      streamId: null,
+    });
+    const streamed = await t.graphql(COMPLETE, { id: created.id, input: { variables: { word: 'x' }, stream: true }, vk: 'local' });
+    expect(streamed.data.createPromptCompletion).toEqual({ completion: null, streamId: expect.stringMatching(/^chatstream_/) });
+    const missing = await t.graphql(COMPLETE, { id: created.id, input: { variables: {} } });
+    expect(missing.errors?.[0]).toMatchObject({ extensions: { status: 400, code: 'missing_virtual_key' } });
+  });
+});
+
 describe('bad input: the documented envelope, the same through both front doors', () => {
   const CREATE = 'mutation($input: CreatePromptInput!) { createPrompt(input: $input) { id } }';
   const UPDATE = 'mutation($input: UpdatePromptInput!) { updatePrompt(promptId: "support-reply", input: $input) { id } }';
