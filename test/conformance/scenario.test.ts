@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../rest/routes.js';
 import { createTestApp, type RecordedResponse, type TestApp } from '../helpers/app.js';
 import { root } from '../helpers/source-files.js';
-import { BETA, H, parseSse, waitFor, weatherTool } from '../unit/runs/run-fixtures.js';
+import { BETA, H, parseSse, waitFor, weatherTool } from '../helpers/run-fixtures.js';
 import { check, describeProblem, type Problem } from './check.js';
 import { documents } from './documents.js';
 import { documented, pending, pendingFor, statusStandIns, streamStandIns } from './differences.js';

@@ -8,7 +8,7 @@ import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costOf } from '../../src/modules/usage/prices.js';
 import { createTestApp, TEST_KEY, type TestApp } from '../helpers/app.js';
-import { allSettled, ok, policyUsage } from './enforcement-helpers.js';
+import { allSettled, ok, policyUsage } from '../helpers/enforcement.js';
 
 let t: TestApp;
 let baseURL: string;

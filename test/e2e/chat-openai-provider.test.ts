@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_KEY, type TestApp } from '../helpers/app.js';
 import { errorReply, startFakeOpenAI, textReply, type FakeOpenAI } from '../helpers/fake-openai-server.js';
-import { allSettled, heldReservations, ok, policyUsage } from './enforcement-helpers.js';
+import { allSettled, heldReservations, ok, policyUsage } from '../helpers/enforcement.js';
 
 const SECRET = 'sk-upstream-secret-0123456789';
 let t: TestApp;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestLogWriter } from '../../src/modules/request-log/request-log.writer.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createWorkspaceWithKey } from '../helpers/tenants.js';
-import { BETA, DATA_PLANE, ok, waitTerminal } from './enforcement-helpers.js';
+import { BETA, DATA_PLANE, ok, waitTerminal } from '../helpers/enforcement.js';
 
 /**
  * The web console and GraphiQL in a real headless browser: Debian's chromium driven by

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestApp, TEST_KEY, type TestApp } from '../helpers/app.js';
-import { allSettled, BETA, DATA_PLANE, ok, policyUsage, tokensPolicy, waitTerminal } from './enforcement-helpers.js';
+import { allSettled, BETA, DATA_PLANE, ok, policyUsage, tokensPolicy, waitTerminal } from '../helpers/enforcement.js';
 
 let t: TestApp;
 let dir: string;

@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usageEngine } from '../../src/modules/usage/usage-engine.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { allSettled, heldReservations, ok, policyUsage, runEnforcement, sdk, tokensPolicy } from './enforcement-helpers.js';
+import { allSettled, heldReservations, ok, policyUsage, runEnforcement, sdk, tokensPolicy } from '../helpers/enforcement.js';
 
 describe('a cost policy', () => {
   let t: TestApp;

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { throwIfAborted, type ModelAdapter } from '../../src/modules/runs/models/model.js';
 import { createTestApp } from '../helpers/app.js';
-import { startRun, useLocalModel, waitFor } from '../unit/runs/run-fixtures.js';
-import { allSettled, heldReservations, policyUsage, tokensPolicy } from './enforcement-helpers.js';
+import { startRun, useLocalModel, waitFor } from '../helpers/run-fixtures.js';
+import { allSettled, heldReservations, policyUsage, tokensPolicy } from '../helpers/enforcement.js';
 
 /** A model that never answers until its signal aborts. */
 const hanging: () => ModelAdapter = () => ({

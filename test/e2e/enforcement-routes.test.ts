@@ -9,7 +9,7 @@ import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, TEST_KEY, type TestApp } from '../helpers/app.js';
-import { allSettled, BETA, DATA_PLANE, ok, policyUsage, sdk, waitTerminal } from './enforcement-helpers.js';
+import { allSettled, BETA, DATA_PLANE, ok, policyUsage, sdk, waitTerminal } from '../helpers/enforcement.js';
 
 const OVERHEAD = /^\d+\.\d{3}$/;
 

@@ -11,7 +11,7 @@ import { LocalModel } from '../../src/modules/runs/models/local-model.js';
 import { modelRegistry } from '../../src/modules/runs/models/registry.js';
 import { createTestApp, TEST_KEY, type TestApp } from '../helpers/app.js';
 import { startJwksServer, type JwksServer } from '../unit/guardrails/jwks-server.js';
-import { allSettled, BETA, DATA_PLANE, heldReservations, ok, policyUsage, runEnforcement, sdk, tokensPolicy, waitTerminal } from './enforcement-helpers.js';
+import { allSettled, BETA, DATA_PLANE, heldReservations, ok, policyUsage, runEnforcement, sdk, tokensPolicy, waitTerminal } from '../helpers/enforcement.js';
 
 async function status(promise: Promise<unknown>): Promise<{ status: number; error: any }> {
   try {

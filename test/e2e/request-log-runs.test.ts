@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RequestLogWriter } from '../../src/modules/request-log/request-log.writer.js';
 import { createTestApp, TEST_KEY, type TestApp } from '../helpers/app.js';
-import { ok } from './enforcement-helpers.js';
+import { ok } from '../helpers/enforcement.js';
 
 let t: TestApp;
 let baseURL: string;

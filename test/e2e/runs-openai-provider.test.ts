@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { errorReply, startFakeOpenAI, textReply, toolCallsReply, type FakeOpenAI } from '../helpers/fake-openai-server.js';
-import { BETA, ok, parseSse, names, waitFor } from '../unit/runs/run-fixtures.js';
+import { BETA, ok, parseSse, names, waitFor } from '../helpers/run-fixtures.js';
 
 let t: TestApp;
 let fake: FakeOpenAI;

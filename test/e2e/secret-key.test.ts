@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decryptSecret } from '../../src/lib/crypto.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startFakeOpenAI, textReply, type FakeOpenAI } from '../helpers/fake-openai-server.js';
-import { BETA, ok, waitFor } from '../unit/runs/run-fixtures.js';
+import { BETA, ok, waitFor } from '../helpers/run-fixtures.js';
 
 const root = mkdtempSync(join(tmpdir(), 'gatehouse-secret-key-'));
 const VK = { ...BETA, 'x-gateway-virtual-key': 'upstream' };

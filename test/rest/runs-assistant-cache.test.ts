@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { error } from '../helpers/errors.js';
 import { createWorkspaceWithKey } from '../helpers/tenants.js';
-import { H, ok } from '../unit/runs/run-fixtures.js';
+import { H, ok } from '../helpers/run-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { error } from '../helpers/errors.js';
 import { createWorkspaceWithKey } from '../helpers/tenants.js';
-import { BETA, H, assistant, ok, startRun, thread, waitFor, waitingRun, weatherTool } from '../unit/runs/run-fixtures.js';
+import { BETA, H, assistant, ok, startRun, thread, waitFor, waitingRun, weatherTool } from '../helpers/run-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {

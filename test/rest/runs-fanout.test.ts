@@ -10,7 +10,7 @@ import { LocalModel } from '../../src/modules/runs/models/local-model.js';
 import { runEventsTopic } from '../../src/modules/runs/event-log.js';
 import { LIVE_BACKLOG } from '../../src/modules/runs/runs.service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { BETA, assistant, ok, slowLocal, thread, useLocalModel, waitFor } from '../unit/runs/run-fixtures.js';
+import { BETA, assistant, ok, slowLocal, thread, useLocalModel, waitFor } from '../helpers/run-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { error } from '../helpers/errors.js';
-import { BETA, H, assistant, ok, thread } from '../unit/runs/run-fixtures.js';
+import { BETA, H, assistant, ok, thread } from '../helpers/run-fixtures.js';
 
 let t: TestApp;
 let assistantId: string;

@@ -16,7 +16,7 @@ import { throwIfAborted } from '../../src/modules/runs/models/model.js';
 import { sweepExpiredRuns } from '../../src/modules/runs/recovery.js';
 import type { RunUsage } from '../../src/modules/runs/run.entity.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { BETA, H, assistant, names, ok, parseSse, slowLocal, startRun, thread, useLocalModel, waitFor, waitingRun } from '../unit/runs/run-fixtures.js';
+import { BETA, H, assistant, names, ok, parseSse, slowLocal, startRun, thread, useLocalModel, waitFor, waitingRun } from '../helpers/run-fixtures.js';
 
 const events = async (t: TestApp, threadId: string, runId: string, after = 0) =>
   parseSse((await t.request('GET', `/v1/threads/${threadId}/runs/${runId}/events?after=${after}`, { headers: BETA })).text);

@@ -13,7 +13,7 @@ import { RunSchema } from '../../src/modules/runs/run.entity.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { error } from '../helpers/errors.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
-import { BETA, assistant, ok, startRun, thread, waitFor, waitingRun, weatherTool } from '../unit/runs/run-fixtures.js';
+import { BETA, assistant, ok, startRun, thread, waitFor, waitingRun, weatherTool } from '../helpers/run-fixtures.js';
 
 const START = new Date('2026-03-01T10:00:00.000Z');
 

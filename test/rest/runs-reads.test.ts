@@ -11,7 +11,7 @@ import type { ModelAdapter } from '../../src/modules/runs/models/model.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { error } from '../helpers/errors.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
-import { BETA, H, assistant, names, ok, parseSse, startRun, thread, useLocalModel, waitFor, weatherTool } from '../unit/runs/run-fixtures.js';
+import { BETA, H, assistant, names, ok, parseSse, startRun, thread, useLocalModel, waitFor, weatherTool } from '../helpers/run-fixtures.js';
 
 const START = new Date('2026-03-01T10:00:00.000Z');
 

@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { LocalModel } from '../../src/modules/runs/models/local-model.js';
 import { throwIfAborted, type ModelAdapter } from '../../src/modules/runs/models/model.js';
 import { createTestApp, type TestApp, type TestResponse } from '../helpers/app.js';
-import { BETA, H, assistant, names, ok, parseSse, startRun, thread, useLocalModel, waitFor, waitingRun } from '../unit/runs/run-fixtures.js';
+import { BETA, H, assistant, names, ok, parseSse, startRun, thread, useLocalModel, waitFor, waitingRun } from '../helpers/run-fixtures.js';
 
 const MISSING_VIRTUAL_KEY =
   'Missing virtual key: send the x-gateway-virtual-key header with the slug of a provider in your workspace (for example `local`).';

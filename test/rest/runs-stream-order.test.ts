@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, unixSeconds } from '../../src/lib/clock.js';
 import type { ModelAdapter } from '../../src/modules/runs/models/model.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { BETA, H, assistant, names, ok, parseSse, thread, timeTool, useLocalModel, weatherTool, type SseMessage } from '../unit/runs/run-fixtures.js';
+import { BETA, H, assistant, names, ok, parseSse, thread, timeTool, useLocalModel, weatherTool, type SseMessage } from '../helpers/run-fixtures.js';
 
 const NOW = new Date('2026-03-01T10:00:00.000Z');
 const T = unixSeconds(NOW);

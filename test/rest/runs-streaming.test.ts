@@ -20,7 +20,7 @@ import {
   useLocalModel,
   waitFor,
   waitingRun,
-} from '../unit/runs/run-fixtures.js';
+} from '../helpers/run-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {

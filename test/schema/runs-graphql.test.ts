@@ -7,7 +7,7 @@ import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { LocalModel } from '../../src/modules/runs/models/local-model.js';
-import { BETA, slowLocal, useLocalModel } from '../unit/runs/run-fixtures.js';
+import { BETA, slowLocal, useLocalModel } from '../helpers/run-fixtures.js';
 
 let t: TestApp;
 let queries: string[] = [];

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, unixSeconds } from '../../src/lib/clock.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
-import { BETA, ok as rest, thread, waitFor, weatherTool } from '../unit/runs/run-fixtures.js';
+import { BETA, ok as rest, thread, waitFor, weatherTool } from '../helpers/run-fixtures.js';
 
 const START = new Date('2026-03-01T10:00:00.000Z');
 const T = unixSeconds(START);

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runExecutor } from '../../../src/modules/runs/executor.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { H } from './run-fixtures.js';
+import { H } from '../../helpers/run-fixtures.js';
 
 let t: TestApp;
 let statements: string[] | null = null;

@@ -10,7 +10,7 @@ import { ManualClock } from '../../../src/lib/clock.js';
 import { startSweep } from '../../../src/modules/runs/recovery.js';
 import type { Runtime } from '../../../src/runtime.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { BETA, ok, waitingRun } from './run-fixtures.js';
+import { BETA, ok, waitingRun } from '../../helpers/run-fixtures.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

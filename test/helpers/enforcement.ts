@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { expect } from 'vitest';
-import { TEST_KEY, type TestApp } from '../helpers/app.js';
+import { TEST_KEY, type TestApp } from './app.js';
 
 export const BETA = { 'OpenAI-Beta': 'assistants=v2' };
 export const DATA_PLANE = { 'x-gateway-virtual-key': 'local', ...BETA };

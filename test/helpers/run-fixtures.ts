@@ -3,10 +3,10 @@
  * assistant / thread / run through the REST API, waiting for a status, parsing SSE text, and
  * swapping the `local` model for a slow or failing one.
  */
-import { LocalModel, type LocalModelOptions } from '../../../src/modules/runs/models/local-model.js';
-import type { ModelAdapter } from '../../../src/modules/runs/models/model.js';
-import { modelRegistry } from '../../../src/modules/runs/models/registry.js';
-import type { TestApp } from '../../helpers/app.js';
+import { LocalModel, type LocalModelOptions } from '../../src/modules/runs/models/local-model.js';
+import type { ModelAdapter } from '../../src/modules/runs/models/model.js';
+import { modelRegistry } from '../../src/modules/runs/models/registry.js';
+import type { TestApp } from './app.js';
 
 export const BETA = { 'OpenAI-Beta': 'assistants=v2' };
 export const H = { ...BETA, 'x-gateway-virtual-key': 'local' };
