@@ -54,7 +54,10 @@ export function rateLimitKey(check: Pick<RateLimitCheck, 'integrationId' | 'work
  * the insert starts the window's counter at 1, or (when the row exists) the update adds 1 only
  * while the count is below the limit; `returning` yields a row exactly when the request counted.
  * SQLite takes the write lock at the start of a writing statement (WAL + busy_timeout make other
- * processes wait for it), so concurrent checks, in this process or another, serialise on it.
+ * processes wait for it), so concurrent checks, in this process or another, serialise on it;
+ * PostgreSQL's upsert locks the counter's row, and the update's condition is checked on the row
+ * as the previous holder left it. (The column is qualified: PostgreSQL would find a bare `count`
+ * ambiguous between the row and the proposed insert.)
  *
  * Call it outside any open transaction: this process has one SQLite connection, and a transaction
  * holding it would wait for this statement for ever.
@@ -66,7 +69,7 @@ export async function checkRateLimit(runtime: Runtime, check: RateLimitCheck): P
   const connection = runtime.fork().getConnection();
   const rows = await connection.execute<Array<{ count: number }>>(
     `insert into rate_limit_counters ("key", window_start, count) values (?, ?, 1)
-     on conflict ("key", window_start) do update set count = count + 1 where count < ?
+     on conflict ("key", window_start) do update set count = rate_limit_counters.count + 1 where rate_limit_counters.count < ?
      returning count`,
     [key, start, check.value],
     'all',

@@ -54,7 +54,8 @@ export async function findMatchingPolicies(em: EntityManager, organisationId: st
   const lookup = 'select policy_id, terms from usage_policy_terms where workspace_id = ? and key = ? and value = ?';
   const rows = await executeSql<{ policy_id: string }[]>(
     em,
-    `select policy_id from (${terms.map(() => lookup).join(' union all ')}) group by policy_id having count(*) = max(terms)`,
+    // (PostgreSQL before 16 requires the subquery's alias.)
+    `select policy_id from (${terms.map(() => lookup).join(' union all ')}) as found group by policy_id having count(*) = max(terms)`,
     terms.flatMap((t) => [req.workspaceId, t.key, t.value]),
   );
   if (rows.length === 0) return [];
