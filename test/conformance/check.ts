@@ -174,6 +174,10 @@ export function check(response: RecordedResponse): Checked {
   if (response.contentType?.startsWith('text/event-stream')) return checkStream(operation, response);
   const validate = documents().responseValidator(operation, allowedStatus(response.status), 'application/json');
   const documented = documents().hasStatus(operation, allowedStatus(response.status));
+  // A success the document does not list would otherwise go unchecked (errors it mostly leaves out).
+  if (!documented && response.status < 300 && operation.template !== RESUME.template) {
+    return { operation, documented, validated: false, problems: [{ route: routeOf(operation), status: response.status, where: 'status', path: '', message: 'a success status the document does not give for this operation' }] };
+  }
   if (!validate) return { operation, documented, validated: false, problems: [] };
   const problems = validate(response.body) ? [] : problemsFrom(operation, response.status, 'body', validate.errors);
   return { operation, documented, validated: true, problems };

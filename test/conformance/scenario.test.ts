@@ -363,13 +363,14 @@ describe('conformance with the published OpenAI and Portkey documents', () => {
     expect(missing).toEqual([]);
   });
 
-  it('the check refuses an extra key, a wrong type and an undocumented stream event', () => {
+  it('the check refuses an extra key, a wrong type, an undocumented success status and an undocumented stream event', () => {
     const run = outcomes.find((o) => o.route === 'GET /threads/{thread_id}/runs/{run_id}' && o.response.status === 200)!.response;
     const spoiled = (body: unknown): RecordedResponse => ({ ...run, body });
     expect(check(run).problems).toEqual([]);
     expect(check(spoiled({ ...run.body, surplus: 1 })).problems.map((p) => p.message)).toEqual(["extra key 'surplus'"]);
     expect(check(spoiled({ ...run.body, usage: { ...run.body.usage, extra_tokens: 1 } })).problems.map((p) => `${p.path} ${p.message}`)).toContain("/usage extra key 'extra_tokens'");
     expect(check(spoiled({ ...run.body, created_at: 'now' })).problems.map((p) => p.path)).toContain('/created_at');
+    expect(check({ ...run, status: 201 }).problems.map((p) => p.message)).toEqual(['a success status the document does not give for this operation']);
     const stream = outcomes.find((o) => o.route === 'POST /threads/runs' && o.response.contentType?.startsWith('text/event-stream'))!.response;
     expect(check(stream).problems).toEqual([]);
     expect(check({ ...stream, text: `event: thread.run.surprise\ndata: {}\n\n${stream.text}` }).problems.map((p) => p.message)).toEqual(["event 'thread.run.surprise' is not an AssistantStreamEvent"]);
