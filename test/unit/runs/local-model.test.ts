@@ -7,6 +7,7 @@ import {
   type ModelEvent,
   type ModelRequest,
 } from '../../../src/modules/runs/models/model.js';
+import { modelRequest } from '../../helpers/model-request.js';
 
 const tools = [
   { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object' } },
@@ -15,19 +16,7 @@ const tools = [
 ];
 
 function request(messages: ChatMessage[], overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    model: 'local',
-    messages,
-    tools: [],
-    toolChoice: 'auto',
-    parallelToolCalls: true,
-    maxCompletionTokens: null,
-    maxPromptTokens: null,
-    temperature: null,
-    topP: null,
-    responseFormat: 'auto',
-    ...overrides,
-  };
+  return modelRequest({ model: 'local', messages, ...overrides });
 }
 
 const system: ChatMessage = { role: 'system', content: 'You are terse.' };

@@ -15,6 +15,7 @@ import {
   toolCallsReply,
   type FakeOpenAI,
 } from '../../helpers/fake-openai-server.js';
+import { modelRequest } from '../../helpers/model-request.js';
 
 const API_KEY = 'sk-test-SECRET-0123456789';
 let fake: FakeOpenAI;
@@ -30,22 +31,11 @@ beforeEach(() => {
 });
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    model: 'gpt-4o-mini',
-    messages: [
-      { role: 'system', content: 'Be brief.' },
-      { role: 'user', content: 'Hi there' },
-    ],
-    tools: [],
-    toolChoice: 'auto',
-    parallelToolCalls: true,
-    maxCompletionTokens: null,
-    maxPromptTokens: null,
-    temperature: null,
-    topP: null,
-    responseFormat: 'auto',
-    ...overrides,
-  };
+  const messages: ChatMessage[] = [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Hi there' },
+  ];
+  return modelRequest({ model: 'gpt-4o-mini', messages, ...overrides });
 }
 
 async function collect(req: ModelRequest, adapter = model): Promise<ModelEvent[]> {
