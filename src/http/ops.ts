@@ -1,5 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
+import { AuthenticationError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
+import { appErrorResponse } from './error-response.js';
 import { recordRoute } from './route-label.js';
 
 const json = (status: number, body: unknown) =>
@@ -20,7 +22,7 @@ async function opsResponse(runtime: Runtime, request: Request, pathname: string)
   if (pathname === '/metrics') {
     const token = runtime.config.METRICS_TOKEN;
     if (token && request.headers.get('authorization') !== `Bearer ${token}`) {
-      return json(401, { error: { message: 'Metrics need Authorization: Bearer <METRICS_TOKEN>.', type: 'authentication_error', param: null, code: 'invalid_metrics_token' } });
+      return appErrorResponse(new AuthenticationError('Metrics need Authorization: Bearer <METRICS_TOKEN>.', { code: 'invalid_metrics_token' }));
     }
     return new Response(await runtime.metrics.registry.metrics(), {
       status: 200,

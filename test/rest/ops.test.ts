@@ -34,7 +34,11 @@ describe('operations endpoints', () => {
   it('metrics can be protected with METRICS_TOKEN', async () => {
     const locked = await createTestApp({ METRICS_TOKEN: 'scrape-me' });
     try {
-      expect((await locked.request('GET', '/metrics', { key: null })).status).toBe(401);
+      const refused = await locked.request('GET', '/metrics', { key: null });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual({
+        error: { message: 'Metrics need Authorization: Bearer <METRICS_TOKEN>.', type: 'authentication_error', param: null, code: 'invalid_metrics_token' },
+      });
       expect((await locked.request('GET', '/metrics', { key: null, headers: { authorization: 'Bearer scrape-me' } })).status).toBe(200);
     } finally {
       await locked.close();
