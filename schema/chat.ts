@@ -3,6 +3,7 @@ import * as chat from '../src/modules/chat/chat.service.js';
 import { listModels, type ModelView } from '../src/modules/chat/models.service.js';
 import { BadRequestError, NotFoundError } from '../src/errors.js';
 import { builder } from './builder.js';
+import { dataPlane } from './data-plane.js';
 
 /*
  * Model traffic in OpenAI wire terms: the request and the answer travel as JSON (wire shape), so
@@ -64,7 +65,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: 'JSON', required: true, description: 'The request body: `{model, messages, stream?, stream_options?, tools?, …}`.' }),
       ...virtualKeyArgs,
     },
-    resolve: (_root, { input, virtualKey }, ctx) => chat.createChatCompletion(ctx, requestBody(input), virtualKey),
+    resolve: (_root, { input, virtualKey }, ctx) => dataPlane(ctx, () => chat.createChatCompletion(ctx, requestBody(input), virtualKey)),
   }),
   createEmbeddings: t.field({
     type: 'JSON',
@@ -73,7 +74,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: 'JSON', required: true, description: 'The request body: `{model, input, …}`.' }),
       ...virtualKeyArgs,
     },
-    resolve: (_root, { input, virtualKey }, ctx) => chat.createEmbeddings(ctx, requestBody(input), virtualKey),
+    resolve: (_root, { input, virtualKey }, ctx) => dataPlane(ctx, () => chat.createEmbeddings(ctx, requestBody(input), virtualKey)),
   }),
 }));
 

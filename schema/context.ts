@@ -5,6 +5,7 @@ import { AppError, toExtensions } from '../src/errors.js';
 import { Scope } from '../src/auth/tenancy.js';
 import type { Runtime } from '../src/runtime.js';
 import { requestIdOf } from '../src/http/request-id.js';
+import { callerFacts } from '../src/http/caller-facts.js';
 
 export type { RequestContext, Runtime };
 
@@ -41,6 +42,7 @@ export async function createRequestContext(runtime: Runtime, request: Request): 
     em: runtime.fork(),
     requestId,
     request,
+    caller: callerFacts(request.headers),
     startedAt,
     log: runtime.logger.child({ requestId }),
     response: { headers: {} },

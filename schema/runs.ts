@@ -16,6 +16,7 @@ import type {
 } from '../src/modules/runs/wire.js';
 import { builder } from './builder.js';
 import { contractInputType, parseInput } from './contract-input.js';
+import { dataPlane } from './data-plane.js';
 
 /*
  * Runs on threads (OpenAI Assistants v2). Objects are the wire shapes the service returns, so
@@ -486,7 +487,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: CreateRunInput, required: true, description: 'The run.' }),
       ...virtualKeyArgs,
     },
-    resolve: (_root, { threadId, input, virtualKey }, ctx) => runs.createRun(ctx, threadId, parseInput(contract.createRunContract, input), virtualKey),
+    resolve: (_root, { threadId, input, virtualKey }, ctx) => dataPlane(ctx, () => runs.createRun(ctx, threadId, parseInput(contract.createRunContract, input), virtualKey)),
   }),
   createThreadAndRun: t.field({
     type: RunRef,
@@ -495,7 +496,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: CreateThreadAndRunInput, required: true, description: 'The thread and the run.' }),
       ...virtualKeyArgs,
     },
-    resolve: (_root, { input, virtualKey }, ctx) => runs.createThreadAndRun(ctx, parseInput(contract.createThreadAndRunContract, input), virtualKey),
+    resolve: (_root, { input, virtualKey }, ctx) => dataPlane(ctx, () => runs.createThreadAndRun(ctx, parseInput(contract.createThreadAndRunContract, input), virtualKey)),
   }),
   submitToolOutputs: t.field({
     type: RunRef,
@@ -507,7 +508,7 @@ builder.mutationFields((t) => ({
       ...virtualKeyArgs,
     },
     resolve: (_root, { threadId, runId, input, virtualKey }, ctx) =>
-      runs.submitToolOutputs(ctx, threadId, runId, parseInput(contract.submitToolOutputsContract, input), virtualKey),
+      dataPlane(ctx, () => runs.submitToolOutputs(ctx, threadId, runId, parseInput(contract.submitToolOutputsContract, input), virtualKey)),
   }),
   cancelRun: t.field({
     type: RunRef,

@@ -14,13 +14,28 @@ export interface ServiceContext {
 }
 
 /**
- * Per-request context, shared by both front doors (REST and GraphQL). `response` lets a service
- * shape the HTTP answer beyond its body: rate-limit headers, the 246 status of a request that
- * passed a failed non-deny guardrail, overhead timing.
+ * What model traffic reads of a request's headers, read once by the edge (`src/http/caller-facts.ts`)
+ * so that services take plain values and never an HTTP request.
+ */
+export interface CallerFacts {
+  /** `x-gateway-virtual-key`, else `x-portkey-virtual-key`. */
+  virtualKey: string | null;
+  /** The metadata header (`x-gateway-metadata`, else `x-portkey-metadata`): its name and raw JSON text. */
+  metadataHeader: { name: string; value: string } | null;
+  /** Every header, names lower-cased: what guardrail checks may read (a JWT check's token). */
+  headers: Record<string, string>;
+}
+
+/**
+ * Per-request context, shared by both front doors (REST and GraphQL). `response` is the edge's:
+ * resolvers put there what a service's answer says beyond its body (rate-limit headers, the 246
+ * status of a request that passed a failed non-deny guardrail, overhead timing); services never
+ * touch `request` or `response`.
  */
 export interface RequestContext extends ServiceContext {
   requestId: string;
   request: Request;
+  caller: CallerFacts;
   log: Logger;
   /** Milliseconds since the epoch (performance clock origin) when the request arrived. */
   startedAt: number;

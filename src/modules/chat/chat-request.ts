@@ -3,6 +3,7 @@
  * wire terms. Pure: no ORM, no runtime. Only what routing, enforcement and the `local` provider
  * need is checked; every other field travels to the upstream untouched.
  */
+import type { CallerFacts } from '../../context.js';
 import { BadRequestError, missingParameter } from '../../errors.js';
 
 export type WireBody = Record<string, unknown>;
@@ -12,11 +13,6 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function fail(message: string, param: string, code = 'invalid_value'): never {
   throw new BadRequestError(message, { param, code });
 }
-
-/** Headers a caller names the virtual key with, first wins. */
-const VIRTUAL_KEY_HEADERS = ['x-gateway-virtual-key', 'x-portkey-virtual-key'];
-/** Headers a caller sends request metadata in (a JSON object of strings), first wins. */
-const METADATA_HEADERS = ['x-gateway-metadata', 'x-portkey-metadata'];
 
 export interface Routing {
   /** The provider slug in the caller's workspace. */
@@ -29,7 +25,7 @@ export interface Routing {
  * The virtual key and the upstream model: `"model": "@<virtual-key>/<model>"` names both (so a
  * plain SDK needs no extra header), else the virtual key comes from the header or argument.
  */
-export function routingOf(model: unknown, explicitVirtualKey: string | null | undefined, headers: Headers | undefined): Routing {
+export function routingOf(model: unknown, explicitVirtualKey: string | null | undefined, caller: Pick<CallerFacts, 'virtualKey'> | undefined): Routing {
   if (typeof model !== 'string' || model.trim() === '') throw missingParameter('model');
   if (model.startsWith('@')) {
     const slash = model.indexOf('/');
@@ -38,8 +34,7 @@ export function routingOf(model: unknown, explicitVirtualKey: string | null | un
     }
     return { virtualKey: model.slice(1, slash), model: model.slice(slash + 1) };
   }
-  const fromHeaders = VIRTUAL_KEY_HEADERS.map((name) => headers?.get(name)).find((v) => v);
-  const virtualKey = explicitVirtualKey || fromHeaders;
+  const virtualKey = explicitVirtualKey || caller?.virtualKey;
   if (!virtualKey) {
     throw new BadRequestError(
       "Missing virtual key: send the x-gateway-virtual-key header with the slug of a provider in your workspace (for example `local`), or write the model as '@<virtual-key>/<model>'.",
@@ -71,13 +66,14 @@ function metadataObject(value: unknown, param: string): Record<string, string> {
  * The request's metadata: the `x-gateway-metadata` (or `x-portkey-metadata`) header's JSON object
  * merged with the body's `metadata` (the body wins on a shared key). Policies match on it.
  */
-export function metadataOf(bodyMetadata: unknown, headers: Headers | undefined): Record<string, string> {
-  const name = METADATA_HEADERS.find((h) => headers?.get(h));
+export function metadataOf(bodyMetadata: unknown, caller: Pick<CallerFacts, 'metadataHeader'> | undefined): Record<string, string> {
+  const header = caller?.metadataHeader;
   let fromHeader: Record<string, string> = {};
-  if (name) {
+  if (header) {
+    const { name } = header;
     let parsed: unknown;
     try {
-      parsed = JSON.parse(headers!.get(name)!);
+      parsed = JSON.parse(header.value);
     } catch {
       fail(`Invalid '${name}' header: expected a JSON object of strings.`, name);
     }

@@ -8,13 +8,12 @@
  */
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import { AppError, GuardrailDeniedError } from '../../errors.js';
-import { OVERHEAD_HEADER } from '../../http/data-plane.js';
 import { randomAlphanumeric } from '../../lib/ids.js';
 import { refusalReason, settleAdmission } from '../enforcement/enforcement.service.js';
 import { evaluateForRequest, guardrailDeniedError } from '../guardrails/evaluation.service.js';
 import type { RequestLogGuardrail } from '../request-log/request-log.entity.js';
 import { guardrailVerdicts, logModelCall, refusalVerdicts, type ModelCall } from '../request-log/model-call.js';
-import { abandonAdmission, admitModelWork, type Admission, type ModelWorkContext, type ModelWorkKind } from '../runs/admission.js';
+import { abandonAdmission, admitModelWork, type Admission, type Admitted, type ModelWorkContext, type ModelWorkKind } from '../runs/admission.js';
 import { countTokensAsync } from '../runs/models/tokens.js';
 import { checkChatBody, checkEmbeddingsBody, metadataOf, promptTexts, routingOf, type WireBody } from './chat-request.js';
 import { ChunkStream, registerStream } from './chat-streams.js';
@@ -38,7 +37,7 @@ interface Prepared {
   call: ProviderCall;
 }
 
-export async function createChatCompletion(ctx: ChatContext, body: WireBody, virtualKey?: string | null): Promise<ChatCompletionResult> {
+export async function createChatCompletion(ctx: ChatContext, body: WireBody, virtualKey?: string | null): Promise<Admitted<ChatCompletionResult>> {
   const checked = checkChatBody(body);
   const texts = promptTexts(checked.messages);
   const prepared = await admit(ctx, 'chat_completion', body, virtualKey, {
@@ -64,8 +63,7 @@ export async function createChatCompletion(ctx: ChatContext, body: WireBody, vir
     const text = completionText(completion);
     const usage = usageOf(completion.usage) ?? (await counted(await countPrompt(), text));
     await finish(ctx, prepared, usage, upstreamMs, text, { deny: true });
-    stampOwnTime(ctx, upstreamMs);
-    return { completion, streamId: null };
+    return { value: { completion, streamId: null }, answer: answerOf(ctx, admission, upstreamMs) };
   }
 
   let source: AsyncIterable<WireBody>;
@@ -78,9 +76,9 @@ export async function createChatCompletion(ctx: ChatContext, body: WireBody, vir
   const streamId = `chatstream_${randomAlphanumeric(24)}`;
   const stream = new ChunkStream(ctx.principal.apiKeyId);
   registerStream(ctx.runtime, streamId, stream);
-  stampOwnTime(ctx, performance.now() - upstreamStart);
+  const answer = answerOf(ctx, admission, performance.now() - upstreamStart);
   void pump(ctx, prepared, source, stream, checked.includeUsage, countPrompt, upstreamStart);
-  return { completion: null, streamId };
+  return { value: { completion: null, streamId }, answer };
 }
 
 /**
@@ -122,7 +120,7 @@ async function pump(
   );
 }
 
-export async function createEmbeddings(ctx: ChatContext, body: WireBody, virtualKey?: string | null): Promise<WireBody> {
+export async function createEmbeddings(ctx: ChatContext, body: WireBody, virtualKey?: string | null): Promise<Admitted<WireBody>> {
   const inputs = checkEmbeddingsBody(body);
   const prepared = await admit(ctx, 'embeddings', body, virtualKey, {
     route: 'embeddings',
@@ -142,21 +140,21 @@ export async function createEmbeddings(ctx: ChatContext, body: WireBody, virtual
   const usage = usageOf(result.usage) ?? (await counted(await countAllTokens(inputs), ''));
   const upstreamMs = performance.now() - upstreamStart;
   await finish(ctx, prepared, usage, upstreamMs, null, { deny: false });
-  stampOwnTime(ctx, upstreamMs);
-  return result;
+  return { value: result, answer: answerOf(ctx, prepared.admission, upstreamMs) };
 }
 
 // ---------------------------------------------------------------------------------------------
 
 /**
- * `x-gateway-overhead-ms` for model traffic is the gateway's own time: from the request's arrival
- * to its answer (for a stream, to the stream's start), without the time the provider took.
+ * The admission's answer with the gateway's own time (`x-gateway-overhead-ms` for model traffic):
+ * from the request's arrival to its answer (for a stream, to the stream's start), without the
+ * time the provider took.
  */
-function stampOwnTime(ctx: ChatContext, upstreamMs: number): void {
-  if (!ctx.response || ctx.startedAt === undefined) return;
+function answerOf(ctx: ChatContext, admission: Admission, upstreamMs: number): Admitted<unknown>['answer'] {
+  if (ctx.startedAt === undefined) return admission.answer;
   const ms = Math.max(0, performance.now() - ctx.startedAt - upstreamMs);
-  ctx.response.headers[OVERHEAD_HEADER] = ms.toFixed(3);
   ctx.runtime.metrics.overhead.observe(ms / 1000);
+  return { ...admission.answer, ownTimeMs: ms };
 }
 
 /** Counted only when the upstream reports no usage; large texts never hold the event loop. */
@@ -179,9 +177,8 @@ async function admit(
   virtualKey: string | null | undefined,
   request: { route: ModelCall['route']; stream: boolean; inputText: string; maxCompletionTokens: number | null },
 ): Promise<Prepared> {
-  const headers = ctx.request?.headers;
-  const routing = routingOf(body.model, virtualKey, headers);
-  const metadata = metadataOf(body.metadata, headers);
+  const routing = routingOf(body.model, virtualKey, ctx.caller);
+  const metadata = metadataOf(body.metadata, ctx.caller);
   const workspace = await resolveWorkspace(ctx.em, ctx.principal);
   const log: Prepared['log'] = {
     organisationId: workspace.organisationId,

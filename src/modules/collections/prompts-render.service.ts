@@ -5,7 +5,7 @@
  */
 import type { ServiceContext } from '../../context.js';
 import { createChatCompletion, type ChatCompletionResult } from '../chat/chat.service.js';
-import type { ModelWorkContext } from '../runs/admission.js';
+import type { Admitted, ModelWorkContext } from '../runs/admission.js';
 import { renderMessages } from './prompt-template.js';
 import type { Prompt } from './prompt.entity.js';
 import type { RenderPromptInput } from './prompts.contract.js';
@@ -49,7 +49,7 @@ export async function createPromptCompletion(
   idOrSlug: string,
   input: RenderPromptInput,
   virtualKey?: string | null,
-): Promise<ChatCompletionResult> {
+): Promise<Admitted<ChatCompletionResult>> {
   const prompt = await usablePrompt(ctx, idOrSlug);
   return createChatCompletion(ctx, requestOf(prompt, input), virtualKey || prompt.virtualKey);
 }

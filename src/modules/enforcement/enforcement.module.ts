@@ -1,4 +1,3 @@
-import { markDataPlane } from '../../http/data-plane.js';
 import { runHooks } from '../runs/admission.js';
 import type { DomainModule } from '../module.js';
 import { EnforcementRecordSchema } from './enforcement-record.entity.js';
@@ -24,10 +23,6 @@ export const enforcementModule: DomainModule = {
       const hooks = runHooks(runtime);
       return [
         hooks.addAdmissionListener({
-          // Every response to a request that reached admission carries x-gateway-overhead-ms.
-          started: (ctx) => {
-            if (ctx.request) markDataPlane(ctx.request);
-          },
           refused: (ctx, _request, error) => ctx.runtime.metrics.refusals.inc({ reason: refusalReason(error) }),
           recording: (tx, ctx, admission, runId, usageAtStart) => recordAdmissionDecisions(tx, ctx, admission, runId, usageAtStart),
           committed: (ctx, admission, runId) => admissionCommitted(ctx, admission, runId),

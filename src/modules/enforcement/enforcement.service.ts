@@ -23,13 +23,11 @@ import { enforceRateLimit } from '../integrations/rate-limiter.js';
 import { workspaceAccessLimitSpec } from '../integrations/usage-limits.js';
 import { reserveForRequest } from '../policies/request-usage.js';
 import type { Admission, AdmissionUsage, ModelWorkContext, ModelWorkRequest, OutputCheckInput, OutputVerdict, RunSummary } from '../runs/admission.js';
-import { MessageSchema } from '../runs/message.entity.js';
 import { REFUSED_ANSWER } from '../runs/models/model.js';
 import { tokenUpperBounds } from '../runs/models/tokens.js';
 import { nextOrdinal } from '../runs/ordinal.js';
-import { RunStepSchema } from '../runs/run-step.entity.js';
-import { RunSchema, type RunUsage } from '../runs/run.entity.js';
-import { textOf } from '../runs/wire.js';
+import { readableSoFar } from '../runs/readable.js';
+import type { RunUsage } from '../runs/run.entity.js';
 import { measureUsage, usageEngine, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
 import { guardrailDecision, type AdmissionDecision, type GuardrailDecision, type LimitDecision, type Settlement } from './decisions.js';
 import { EnforcementRecordSchema, type EnforcementRecord } from './enforcement-record.entity.js';
@@ -80,7 +78,7 @@ export async function enforceAdmission(ctx: ModelWorkContext, admission: Admissi
 
   // 2. Rate limit (429 carries its own headers; admitted responses get them too).
   const rateHeaders = await enforceRateLimit(runtime, provider);
-  if (ctx.response) Object.assign(ctx.response.headers, rateHeaders);
+  Object.assign(admission.answer.headers, rateHeaders);
   if (rateHeaders['x-ratelimit-limit']) {
     pending.decision.rateLimit = {
       limit: Number(rateHeaders['x-ratelimit-limit']),
@@ -104,7 +102,7 @@ export async function enforceAdmission(ctx: ModelWorkContext, admission: Admissi
       extraLimits: accessSpec ? [accessSpec] : [],
       prices: pending.prices,
     },
-    () => estimateRequest(ctx.em, request),
+    () => estimateRequest(ctx, request),
   );
   if (reserved) {
     pending.reservation = reserved.reservation;
@@ -119,7 +117,7 @@ export async function enforceAdmission(ctx: ModelWorkContext, admission: Admissi
       workspaceId: request.workspaceId,
       guardrailRefs: provider.provider.inputGuardrails,
       stage: 'input',
-      context: { text: request.inputText, model: request.model, metadata: request.metadata, headers: headersOf(ctx) },
+      context: { text: request.inputText, model: request.model, metadata: request.metadata, headers: ctx.caller?.headers ?? {} },
       runId: request.runId,
       requestId: ctx.requestId ?? null,
     });
@@ -128,17 +126,9 @@ export async function enforceAdmission(ctx: ModelWorkContext, admission: Admissi
     if (evaluation.deny) throw guardrailDeniedError(evaluation);
     if (!evaluation.verdict) {
       pending.decision.status = 246;
-      if (ctx.response) ctx.response.status = 246;
+      admission.answer.status = 246;
     }
   }
-}
-
-function headersOf(ctx: ModelWorkContext): Record<string, string> {
-  const out: Record<string, string> = {};
-  ctx.request?.headers.forEach((value, name) => {
-    out[name.toLowerCase()] = value;
-  });
-  return out;
 }
 
 function scheduleAsync(ctx: ModelWorkContext, evaluation: RequestEvaluation): void {
@@ -155,26 +145,14 @@ function scheduleAsync(ctx: ModelWorkContext, evaluation: RequestEvaluation): vo
  * instructions, the thread's messages, the run's tool outputs so far, the new input, and the
  * completion budget.
  */
-async function estimateRequest(em: EntityManager, request: ModelWorkRequest): Promise<{ prompt_tokens: number; completion_tokens: number }> {
-  const texts: string[] = [request.instructions ?? '', request.inputText];
-  let completionUsed = 0;
-  if (request.threadId) {
-    const messages = await em.find(MessageSchema, { threadId: request.threadId }, { fields: ['content'] });
-    for (const m of messages) texts.push(textOf(m.content));
-  }
-  if (request.runId) {
-    const [steps, run] = await Promise.all([
-      em.find(RunStepSchema, { runId: request.runId, type: 'tool_calls' }, { fields: ['stepDetails'] }),
-      em.findOne(RunSchema, { id: request.runId }, { fields: ['completionTokens'] }),
-    ]);
-    for (const step of steps) {
-      if (step.stepDetails.type !== 'tool_calls') continue;
-      for (const call of step.stepDetails.tool_calls) texts.push(call.function.output ?? '');
-    }
-    completionUsed = run?.completionTokens ?? 0;
-  }
+async function estimateRequest(ctx: ModelWorkContext, request: ModelWorkRequest): Promise<{ prompt_tokens: number; completion_tokens: number }> {
+  const readable = await readableSoFar(ctx.em, request);
   // Bounds, not exact counts: exact counting of a large thread would hold the event loop.
-  return estimateTokens({ promptParts: tokenUpperBounds(texts), maxCompletionTokens: request.maxCompletionTokens ?? null, completionTokensUsed: completionUsed });
+  return estimateTokens({
+    promptParts: tokenUpperBounds([request.instructions ?? '', request.inputText, ...readable.texts]),
+    maxCompletionTokens: request.maxCompletionTokens ?? null,
+    completionTokensUsed: readable.completionTokensUsed,
+  });
 }
 
 /** Each spec's bucket usage right after the reservation (specs are few). */

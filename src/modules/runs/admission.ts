@@ -12,14 +12,16 @@
  *   hooks.addRunFinishedListener(async (runtime, run, usage) => { … record usage … });
  *
  * Admission checks run in registration order and refuse by throwing an AppError (412, 429, 446…);
- * they may set `ctx.response` headers or status (rate-limit headers, 246) when the context is a
- * request's. Output checks run in order until one fails. Run-finished listeners run after the
+ * what they decide about the answer (rate-limit headers, status 246) they write on
+ * `admission.answer`, which the service returns beside its result for the resolver to apply (and
+ * which a refusal's error carries too). Services take the request's headers as plain facts
+ * (`ctx.caller`) and never see the HTTP request or response. Output checks run in order until one fails. Run-finished listeners run after the
  * terminal commit, each isolated: one that throws is logged and does not affect the run or the
  * other listeners.
  */
 import type { EntityManager } from '@mikro-orm/core';
-import type { RequestContext, ServiceContext } from '../../context.js';
-import { BadRequestError } from '../../errors.js';
+import type { CallerFacts, RequestContext, ServiceContext } from '../../context.js';
+import { AppError, BadRequestError } from '../../errors.js';
 import type { Runtime } from '../../runtime.js';
 import { resolveProvider, type ResolvedProvider } from '../integrations/provider-resolution.js';
 import type { RunErrorCode } from './models/model.js';
@@ -31,8 +33,10 @@ export type { ResolvedProvider };
 /** Run routes, and the requests answered without a run (chat completions, embeddings). */
 export type ModelWorkKind = 'create_run' | 'create_thread_and_run' | 'submit_tool_outputs' | 'chat_completion' | 'embeddings';
 
-/** A service context, plus the request's response shaping when it comes from an HTTP request. */
-export type ModelWorkContext = ServiceContext & Partial<Pick<RequestContext, 'request' | 'response' | 'afterResponse' | 'requestId' | 'log'>>;
+/** A service context, plus what the edge read of the request when the work comes from one. */
+export type ModelWorkContext = ServiceContext & Partial<Pick<RequestContext, 'caller' | 'afterResponse' | 'requestId' | 'log'>>;
+
+export type { CallerFacts };
 
 export interface ModelWorkRequest {
   kind: ModelWorkKind;
@@ -56,9 +60,26 @@ export interface ModelWorkRequest {
   maxCompletionTokens?: number | null;
 }
 
+/** What the admission decided about the answer, beyond its body. */
+export interface AdmissionAnswer {
+  /** 200, or 246 when a non-deny input guardrail failed. */
+  status: number;
+  /** Headers the answer carries (x-ratelimit-*). */
+  headers: Record<string, string>;
+  /** Milliseconds of the gateway's own time, when the service measured it (model traffic answered in the request). */
+  ownTimeMs?: number;
+}
+
+/** A data-plane service's result and what its admission decided about the answer. */
+export interface Admitted<T> {
+  value: T;
+  answer: AdmissionAnswer;
+}
+
 export interface Admission {
   request: ModelWorkRequest;
   provider: ResolvedProvider;
+  answer: AdmissionAnswer;
 }
 
 export type AdmissionCheck = (ctx: ModelWorkContext, admission: Admission) => Promise<void> | void;
@@ -109,11 +130,10 @@ export type ModelCallListener = (runtime: Runtime, call: ModelCallDone) => void;
  * What happens to an admission after the checks. Exactly one of `refused` (a check or the provider
  * resolution threw), `committed` (the request's writes committed: the run exists and will execute)
  * or `abandoned` (admitted, then something failed before the commit, or the commit did not take)
- * follows `started`. Checks that hold resources (usage reservations) release them on `abandoned`
+ * happens to each admission that began. Checks that hold resources (usage reservations) release them on `abandoned`
  * and link them to the run on `committed`.
  */
 export interface AdmissionListener {
-  started?(ctx: ModelWorkContext, request: ModelWorkRequest): void;
   refused?(ctx: ModelWorkContext, request: ModelWorkRequest, error: unknown): Promise<void> | void;
   /**
    * Inside the transaction of the admitted request's writes, once the run row is written: what
@@ -166,12 +186,6 @@ export function runHooks(runtime: Runtime): RunHooks {
   return runtime.singleton('runs.hooks', () => new RunHooks());
 }
 
-/** The virtual key a request carries: `x-gateway-virtual-key`, else `x-portkey-virtual-key`. */
-export function virtualKeyFromHeaders(headers: Headers | undefined): string | null {
-  if (!headers) return null;
-  return headers.get('x-gateway-virtual-key') ?? headers.get('x-portkey-virtual-key') ?? null;
-}
-
 /**
  * The gate before model work: resolves the provider the virtual key names in the workspace
  * (404 unknown, 403 disabled), then runs every admission check. Returns the provider the run
@@ -179,7 +193,6 @@ export function virtualKeyFromHeaders(headers: Headers | undefined): string | nu
  */
 export async function admitModelWork(ctx: ModelWorkContext, request: ModelWorkRequest): Promise<Admission> {
   const hooks = runHooks(ctx.runtime);
-  for (const listener of [...hooks.admissionListeners]) listener.started?.(ctx, request);
   if (!request.virtualKey) {
     throw new BadRequestError(
       'Missing virtual key: send the x-gateway-virtual-key header with the slug of a provider in your workspace (for example `local`).',
@@ -193,10 +206,12 @@ export async function admitModelWork(ctx: ModelWorkContext, request: ModelWorkRe
     await notify(ctx, hooks, (l) => l.refused?.(ctx, request, error));
     throw error;
   }
-  const admission: Admission = { request, provider };
+  const admission: Admission = { request, provider, answer: { status: 200, headers: {} } };
   try {
     for (const check of [...hooks.admissionChecks]) await check(ctx, admission);
   } catch (error) {
+    // A refusal after an earlier check decided headers (x-ratelimit-* before a 412) carries them too.
+    if (error instanceof AppError) for (const [name, value] of Object.entries(admission.answer.headers)) error.headers[name] ??= value;
     // An earlier check may hold something (a usage reservation) that must be given back.
     await notify(ctx, hooks, (l) => l.abandoned?.(ctx, admission, error));
     await notify(ctx, hooks, (l) => l.refused?.(ctx, request, error));

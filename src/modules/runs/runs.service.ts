@@ -11,7 +11,7 @@ import { unixSeconds } from '../../lib/clock.js';
 import { configCache } from '../../lib/config-cache.js';
 import { prefixedId } from '../../lib/ids.js';
 import type { Workspace } from '../tenancy/workspace.entity.js';
-import { abandonAdmission, admissionCommitted, admitModelWork, recordAdmission, virtualKeyFromHeaders, type Admission, type ModelWorkContext, type ModelWorkKind } from './admission.js';
+import { abandonAdmission, admissionCommitted, admitModelWork, recordAdmission, type Admission, type Admitted, type ModelWorkContext, type ModelWorkKind } from './admission.js';
 import { AssistantSchema, type Assistant } from './assistant.entity.js';
 import { endsRun, execute, readEvents, runEventsTopic, statusOfEvent, type EventDraft, type RunEventRecord } from './event-log.js';
 import { runExecutor } from './executor.js';
@@ -371,7 +371,7 @@ function assistantDefaults(a: Assistant) {
 }
 
 function resolveVirtualKey(ctx: ModelWorkContext, virtualKey: string | null | undefined): string {
-  return virtualKey ?? virtualKeyFromHeaders(ctx.request?.headers) ?? '';
+  return virtualKey ?? ctx.caller?.virtualKey ?? '';
 }
 
 function activeRunError(threadId: string, runId: string): BadRequestError {
@@ -490,7 +490,7 @@ async function underAdmission<T>(ctx: ModelWorkContext, admission: Admission, wr
   return result;
 }
 
-export async function createRun(ctx: ModelWorkContext, threadId: string, input: CreateRunInput, virtualKey?: string | null): Promise<RunView> {
+export async function createRun(ctx: ModelWorkContext, threadId: string, input: CreateRunInput, virtualKey?: string | null): Promise<Admitted<RunView>> {
   const thread = await loadThread(ctx, threadId);
   const assistant = await assistantForRun(ctx, input.assistant_id, thread.workspaceId);
   const options = runOptionsOf(input, assistantDefaults(assistant));
@@ -520,10 +520,10 @@ export async function createRun(ctx: ModelWorkContext, threadId: string, input: 
     return created;
   }), (r) => r.id))!;
   runExecutor(ctx.runtime).enqueue(run.id);
-  return { ...runObject(run), stream_after: 0 };
+  return { value: { ...runObject(run), stream_after: 0 }, answer: provider.admission.answer };
 }
 
-export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThreadAndRunInput, virtualKey?: string | null): Promise<RunView> {
+export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThreadAndRunInput, virtualKey?: string | null): Promise<Admitted<RunView>> {
   const workspace = await homeWorkspace(ctx);
   const assistant = await assistantForRun(ctx, input.assistant_id, workspace.id);
   const newThread = threadFields(input.thread ?? {});
@@ -554,7 +554,7 @@ export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThr
     return created;
   }), (r) => r.id))!;
   runExecutor(ctx.runtime).enqueue(run.id);
-  return { ...runObject(run), stream_after: 0 };
+  return { value: { ...runObject(run), stream_after: 0 }, answer: provider.admission.answer };
 }
 
 export async function getRun(ctx: ServiceContext, threadId: string, runId: string): Promise<RunObject> {
@@ -628,7 +628,7 @@ export async function submitToolOutputs(
   runId: string,
   input: SubmitToolOutputsInput,
   virtualKey?: string | null,
-): Promise<RunView> {
+): Promise<Admitted<RunView>> {
   const run = await loadRun(ctx, threadId, runId);
   if (run.status !== 'requires_action') throw notAccepting(run.status);
   const pending = (run.requiredToolCalls ?? []).map((call) => call.id);
@@ -678,7 +678,7 @@ export async function submitToolOutputs(
     throw notAccepting(now.status);
   }
   runExecutor(ctx.runtime).enqueue(runId);
-  return { ...runObject(result.run), stream_after: result.after };
+  return { value: { ...runObject(result.run), stream_after: result.after }, answer: admission.answer };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { checkChatBody, contentText, metadataOf, routingOf } from '../../../src/modules/chat/chat-request.js';
+import { callerFacts } from '../../../src/http/caller-facts.js';
 import { ChunkAccumulator } from '../../../src/modules/chat/chunks.js';
 import { LOCAL_EMBEDDING_DIMENSION, localEmbedding } from '../../../src/modules/chat/local-provider.js';
 
-const headers = (h: Record<string, string>) => new Headers(h);
+const headers = (h: Record<string, string>) => callerFacts(new Headers(h));
 const failure = (f: () => unknown) => {
   try {
     f();
