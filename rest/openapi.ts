@@ -76,6 +76,9 @@ export function openApiDocument(table: RouteTable): Json {
 function operationObject(row: RouteRow, id: string, operationName: string | undefined, table: RouteTable, schemas: Record<string, unknown>): Json {
   const parameters: Json[] = [...row.path.matchAll(/:(\w+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
   if (row.query) parameters.push(...queryParameters(row, jsonSchema(row.query)));
+  for (const [name, header] of Object.entries(row.headers ?? {})) {
+    parameters.push({ name, in: 'header', required: header.required ?? false, description: header.description, schema: { type: 'string' } });
+  }
   const { summary, description } = describe(row, operationName, table);
   const operation: Json = { operationId: id, tags: [tagOf(row.path)], summary };
   if (description) operation.description = description;

@@ -45,6 +45,8 @@ export interface RouteRow {
   document?: (table: RouteTable) => unknown;
   /** The row's summary in the OpenAPI document; default: the description of the operation's GraphQL field. */
   summary?: string;
+  /** Request headers the row reads (its precheck or the operation), for the OpenAPI document. */
+  headers?: Record<string, { required?: boolean; description: string }>;
   /**
    * A check of the request before its body is validated (after authentication), e.g. a required
    * header; returning a value answers with that error instead of running the operation.

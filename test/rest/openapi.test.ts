@@ -137,12 +137,19 @@ describe('GET /v1/openapi.json', () => {
       const params = (op.parameters ?? []).map((p: any) => `${p.in}:${p.name}`);
       const expected = [...row.path.matchAll(/:(\w+)/g)].map((m) => `path:${m[1]}`);
       if (row.query) expected.push(...Object.keys((row.query as z.AnyZodObject).shape ?? {}).map((name) => `query:${name}`));
+      expected.push(...Object.keys(row.headers ?? {}).map((name) => `header:${name}`));
       expect(params.sort(), `${row.method} ${row.path}`).toEqual(expected.sort());
       expect(op.requestBody !== undefined, `${row.method} ${row.path} body`).toBe(row.body !== undefined);
       expect(op.security, `${row.method} ${row.path} security`).toEqual(row.document ? [] : undefined);
     }
     const logs = doc.paths['/v1/logs'].get.parameters.find((p: any) => p.name === 'limit');
     expect(logs).toMatchObject({ in: 'query', required: false, schema: { type: 'integer' } });
+    // The runs routes' beta header, which they refuse a request without.
+    const beta = { name: 'OpenAI-Beta', in: 'header', required: true, schema: { type: 'string' } };
+    expect(doc.paths['/v1/assistants'].post.parameters).toEqual([expect.objectContaining(beta)]);
+    expect(doc.paths['/v1/threads/{thread_id}/runs/{run_id}/events'].get.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining(beta), expect.objectContaining({ name: 'Last-Event-ID', in: 'header', required: false })]),
+    );
   });
 
   it('accepts every request body the route itself accepts (generated from its zod schema)', () => {
