@@ -1,4 +1,13 @@
 import type { EntityManager } from '@mikro-orm/core';
+import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
+
+/**
+ * The SQL dialect `em` speaks, for the few statements that must differ (date functions): the rest
+ * of the raw SQL is written once, in what SQLite and PostgreSQL both accept.
+ */
+export function dialectOf(em: EntityManager): 'sqlite' | 'postgresql' {
+  return em.getPlatform() instanceof PostgreSqlPlatform ? 'postgresql' : 'sqlite';
+}
 
 /**
  * Raw SQL on an EntityManager's connection, inside its transaction when it has one. Always pass the

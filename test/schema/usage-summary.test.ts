@@ -48,7 +48,8 @@ describe('usageSummary over time', () => {
 describe('usageSummary totals', () => {
   // Last in the file: it rewrites the token counts of every record.
   it('sum past 2^31 exactly (GraphQL Int would refuse to serialise them)', async () => {
-    const large = 2_000_000_000;
+    // Each row within a 32-bit integer column (PostgreSQL's integer), the sums of the four past it.
+    const large = 1_000_000_000;
     await executeSql(t.app.runtime.fork(), 'update request_logs set prompt_tokens = ?, completion_tokens = ?, total_tokens = ?', [large, large, 2 * large], 'run');
     const total = await t.graphql('{ usageSummary { requests promptTokens completionTokens totalTokens } }');
     expect(total.errors).toBeUndefined();

@@ -6,7 +6,7 @@
  */
 import type { ServiceContext } from '../../context.js';
 import { resolveWorkspace } from '../../auth/tenancy.js';
-import { executeSql } from '../../db/sql.js';
+import { dialectOf, executeSql } from '../../db/sql.js';
 import { cursorLimit } from '../../lib/paging.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { RequestLogSchema, type RequestLog } from './request-log.entity.js';
@@ -71,13 +71,14 @@ async function whereOf(ctx: ServiceContext, filter: RequestLogFilter): Promise<{
   }
   const from = time(filter.from, 'from');
   const to = time(filter.to, 'to');
+  // Dates, not milliseconds: each driver sends a Date as its column holds it.
   if (from !== null) {
     clauses.push('created_at >= ?');
-    params.push(from);
+    params.push(new Date(from));
   }
   if (to !== null) {
     clauses.push('created_at < ?');
-    params.push(to);
+    params.push(new Date(to));
   }
   return { sql: clauses.join(' and '), params };
 }
@@ -100,7 +101,7 @@ export async function listRequestLogs(ctx: ServiceContext, filter: RequestLogFil
     const cursor = await ctx.em.findOne(RequestLogSchema, { id: page.after, organisationId: ctx.principal.organisationId }, { fields: ['createdAt'] });
     if (!cursor) throw new NotFoundError(`No request log record '${page.after}'.`, { param: 'after', code: 'invalid_cursor' });
     sql += ' and (created_at < ? or (created_at = ? and id < ?))';
-    params.push(cursor.createdAt.getTime(), cursor.createdAt.getTime(), page.after);
+    params.push(cursor.createdAt, cursor.createdAt, page.after);
   }
   const rows = await executeSql<Array<{ id: string }>>(ctx.em, `select id from request_logs where ${sql} order by created_at desc, id desc limit ?`, [...params, limit + 1]);
   const ids = rows.slice(0, limit).map((r) => r.id);
@@ -110,9 +111,16 @@ export async function listRequestLogs(ctx: ServiceContext, filter: RequestLogFil
   return { data, firstId: ids[0] ?? null, lastId: ids.at(-1) ?? null, hasMore: rows.length > limit };
 }
 
-const GROUP_COLUMNS: Record<SummaryGroup, { expression: string; key: keyof UsageSummaryRow }> = {
-  day: { expression: "strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')", key: 'day' },
-  hour: { expression: "strftime('%Y-%m-%dT%H:00:00Z', created_at / 1000, 'unixepoch')", key: 'hour' },
+// created_at is milliseconds since the epoch on SQLite, a timestamptz on PostgreSQL.
+const UTC_DAY = { sqlite: "strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')", postgresql: "to_char(created_at at time zone 'UTC', 'YYYY-MM-DD')" };
+const UTC_HOUR = {
+  sqlite: "strftime('%Y-%m-%dT%H:00:00Z', created_at / 1000, 'unixepoch')",
+  postgresql: `to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24":00:00Z"')`,
+};
+
+const GROUP_COLUMNS: Record<SummaryGroup, { expression: string | Record<'sqlite' | 'postgresql', string>; key: keyof UsageSummaryRow }> = {
+  day: { expression: UTC_DAY, key: 'day' },
+  hour: { expression: UTC_HOUR, key: 'hour' },
   workspace: { expression: 'workspace_id', key: 'workspaceId' },
   api_key: { expression: 'api_key_id', key: 'apiKeyId' },
   virtual_key: { expression: 'virtual_key', key: 'virtualKey' },
@@ -129,7 +137,11 @@ export async function usageSummary(ctx: ServiceContext, groupBy: readonly Summar
   }
   await requestLogWriter(ctx.runtime).flush();
   const where = await whereOf(ctx, filter);
-  const selected = groups.map((g, i) => `${GROUP_COLUMNS[g].expression} as g${i}`);
+  const dialect = dialectOf(ctx.em);
+  const selected = groups.map((g, i) => {
+    const { expression } = GROUP_COLUMNS[g];
+    return `${typeof expression === 'string' ? expression : expression[dialect]} as g${i}`;
+  });
   const sql = [
     `select ${[...selected, 'count(*) as requests', 'sum(case when status >= 400 then 1 else 0 end) as errors', 'sum(prompt_tokens) as prompt', 'sum(completion_tokens) as completion', 'sum(total_tokens) as total', 'sum(cost) as cost'].join(', ')}`,
     `from request_logs where ${where.sql}`,
