@@ -10,6 +10,8 @@ import { TEMPLATE_DATABASE, TEST_DATABASE_PREFIX, TEST_DATABASE_URL, adminStatem
 export async function setup(): Promise<void> {
   if (!TEST_DATABASE_URL) return;
   await dropTestDatabases();
+  // Byte-order text comparison, as SQLite's: names and keys sort the same on both.
+  await adminStatement(`create database "${TEMPLATE_DATABASE}" template template0 encoding 'UTF8' lc_collate 'C' lc_ctype 'C'`);
   const orm = await openOrm({
     database: { dialect: 'postgresql', url: databaseUrl(TEMPLATE_DATABASE) },
     entities: domainModules.flatMap((m) => m.entities),
