@@ -11,7 +11,7 @@ export * as policiesContract from '../src/modules/policies/policies.contract.js'
 export * as tenancyContract from '../src/modules/tenancy/tenancy.contract.js';
 export * as guardrailsContract from '../src/modules/guardrails/guardrails.contract.js';
 export * as providersContract from '../src/modules/integrations/providers.contract.js';
+export * as integrationsContract from '../src/modules/integrations/integrations.contract.js';
 export { graphqlInput } from './contract-input.js';
 export { pageQuery } from '../src/lib/paging.js';
-export { AI_PROVIDER_IDS } from '../src/modules/runs/models/providers.js';
 export { InternalError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, invalidJson, unknownUrl, type AppError } from '../src/errors.js';

@@ -6,6 +6,11 @@ import { MODEL_PROVIDERS, type AiProviderId } from '../src/modules/runs/models/p
 import * as providers from '../src/modules/integrations/providers.service.js';
 import type { WorkspaceAccess } from '../src/modules/integrations/workspace-access.entity.js';
 import * as providersContract from '../src/modules/integrations/providers.contract.js';
+import * as integrationsContract from '../src/modules/integrations/integrations.contract.js';
+import * as integrationModels from '../src/modules/integrations/integration-models.service.js';
+import type { OfferedModel } from '../src/modules/integrations/models.js';
+import { centsPerToken, type ModelPrice } from '../src/modules/usage/prices.js';
+import { parseContract } from '../src/lib/contract.js';
 import { builder } from './builder.js';
 import { contractInputType, parseInput } from './contract-input.js';
 
@@ -81,6 +86,58 @@ const IntegrationConfigurationsRef = builder.objectRef<IntegrationConfigurations
     baseUrl: t.string({ nullable: true, description: 'OpenAI-compatible base URL (up to /v1); null: the provider default.', resolve: (c) => c.baseUrl ?? null }),
     defaultModel: t.string({ nullable: true, description: 'Model used when a request names none.', resolve: (c) => c.defaultModel ?? null }),
     prices: t.field({ type: 'JSON', nullable: true, description: 'Model → {input, output} in US dollars per million tokens, overriding the shipped prices.', resolve: (c) => c.prices ?? null }),
+    openaiOrganization: t.string({
+      nullable: true,
+      description: 'OpenAI organization id, sent upstream as the OpenAI-Organization header by the openai provider.',
+      resolve: (c) => c.openaiOrganization ?? null,
+    }),
+  }),
+});
+
+const TokenPriceRef = builder.objectRef<{ price: number }>('TokenPrice').implement({
+  description: 'A price per token.',
+  fields: (t) => ({ price: t.exposeFloat('price', { description: 'US cents per token.' }) }),
+});
+
+const PayAsYouGoPricingRef = builder.objectRef<ModelPrice>('PayAsYouGoPricing').implement({
+  description: 'Prices per token, in US cents (the price table counts US dollars per million tokens: one cent per token is 10,000 of those).',
+  fields: (t) => ({
+    requestToken: t.field({ type: TokenPriceRef, description: 'A prompt token.', resolve: (p) => ({ price: centsPerToken(p.input) }) }),
+    responseToken: t.field({ type: TokenPriceRef, description: 'A completion token.', resolve: (p) => ({ price: centsPerToken(p.output) }) }),
+  }),
+});
+
+const ModelPricingConfigRef = builder.objectRef<ModelPrice>('ModelPricingConfig').implement({
+  description: 'The price a model is charged at by usage and cost limits.',
+  fields: (t) => ({
+    type: t.string({ description: 'static (the only kind).', resolve: () => 'static' }),
+    payAsYouGo: t.field({ type: PayAsYouGoPricingRef, description: 'Prices per token.', resolve: (p) => p }),
+  }),
+});
+
+const IntegrationModelRef = builder.objectRef<OfferedModel>('IntegrationModel').implement({
+  description: "A model an integration offers: from its provider's catalogue or custom.",
+  fields: (t) => ({
+    slug: t.exposeString('slug', { description: 'The model name a request sends.' }),
+    name: t.exposeString('slug', { description: 'Display name (the slug).' }),
+    enabled: t.exposeBoolean('enabled', { description: 'Whether the integration offers it (GET /v1/models lists it).' }),
+    isCustom: t.exposeBoolean('isCustom', { description: "True for a model outside the provider's catalogue." }),
+    isFinetune: t.exposeBoolean('isFinetune', { description: 'True for a fine-tuned model.' }),
+    baseModelSlug: t.exposeString('baseModelSlug', { nullable: true, description: 'The model a fine-tune was made from.' }),
+    pricingConfig: t.field({
+      type: ModelPricingConfigRef,
+      nullable: true,
+      description: "Its price (the integration's own, else the shipped one); null: unknown (cost limits refuse it).",
+      resolve: (m) => m.price ?? null,
+    }),
+  }),
+});
+
+const IntegrationModelListRef = builder.objectRef<integrationModels.IntegrationModelList>('IntegrationModelList').implement({
+  description: "An integration's models: the catalogue first, then custom models.",
+  fields: (t) => ({
+    total: t.exposeInt('total', { description: 'How many.' }),
+    models: t.field({ type: [IntegrationModelRef], description: 'The models.', resolve: (l) => l.models }),
   }),
 });
 
@@ -143,6 +200,8 @@ export const IntegrationRef = builder.objectRef<Integration>('Integration').impl
     organisationId: t.exposeID('organisationId', { description: 'The owning organisation.' }),
     maskedKey: t.exposeString('maskedKey', { nullable: true, description: 'The secret key, masked (last four characters); the key itself is never returned.' }),
     configurations: t.field({ type: IntegrationConfigurationsRef, description: 'How the provider is reached.', resolve: (i) => i.configurations ?? { baseUrl: null, defaultModel: null, prices: null } }),
+    allowAllModels: t.boolean({ description: "Whether catalogue models not set one by one are offered.", resolve: (i) => i.configurations?.models?.allowAllModels ?? true }),
+    models: t.field({ type: IntegrationModelListRef, description: 'The models it offers, with their prices.', resolve: (i) => integrationModels.modelsOf(i) }),
     globalWorkspaceAccess: t.field({
       type: GlobalWorkspaceAccessRef,
       nullable: true,
@@ -199,86 +258,26 @@ const ProviderListRef = builder.objectRef<{ total: number; data: Provider[] }>('
   }),
 });
 
-const IntegrationConfigurationsInput = builder.inputType('IntegrationConfigurationsInput', {
-  description: 'Configurations to set; keys left out stay as they are, null clears one.',
-  fields: (t) => ({
-    baseUrl: t.string({ description: 'OpenAI-compatible base URL (http or https, up to /v1).' }),
-    defaultModel: t.string({ description: 'Model used when a request names none.' }),
-    prices: t.field({ type: 'JSON', description: 'Model → {input, output}, US dollars per million tokens.' }),
-  }),
-});
-
-const CreateIntegrationInput = builder.inputType('CreateIntegrationInput', {
-  description: 'A new integration (organisation level).',
-  fields: (t) => ({
-    name: t.string({ required: true, description: 'Display name (1–255 characters).' }),
-    slug: t.string({ description: 'Unique slug (letters, digits, - and _); derived from the name when omitted.' }),
-    description: t.string({ description: 'Free text.' }),
-    aiProviderId: t.field({ type: AiProviderIdEnum, required: true, description: 'Which kind of provider.' }),
-    key: t.string({ description: "The provider's secret key; stored encrypted, only ever returned masked." }),
-    configurations: t.field({ type: IntegrationConfigurationsInput, description: 'How the provider is reached.' }),
-    workspaceId: t.string({ description: 'Not supported: integrations belong to the organisation (400 when set).' }),
-  }),
-});
-
-const UpdateIntegrationInput = builder.inputType('UpdateIntegrationInput', {
-  description: 'Changes to an integration; fields left out stay as they are.',
-  fields: (t) => ({
-    name: t.string({ description: 'Display name.' }),
-    description: t.string({ description: 'Free text.' }),
-    key: t.string({ description: 'A new secret key; null removes it.' }),
-    configurations: t.field({ type: IntegrationConfigurationsInput, description: 'Merged key by key; null clears all.' }),
-  }),
-});
-
-const UsageLimitInput = builder.inputType('WorkspaceUsageLimitInput', {
-  description: 'A usage limit.',
-  fields: (t) => ({
-    type: t.field({ type: WorkspaceUsageLimitTypeEnum, description: 'Default: cost.' }),
-    creditLimit: t.float({ required: true, description: 'The budget, ≥ 0.' }),
-    alertThreshold: t.float({ description: 'Usage that raises an alert; below credit_limit.' }),
-    periodicReset: t.field({ type: WorkspaceUsageLimitResetEnum, description: 'Default: never.' }),
-  }),
-});
-
-const RateLimitInput = builder.inputType('WorkspaceRateLimitInput', {
-  description: 'A rate limit.',
-  fields: (t) => ({
-    type: t.field({ type: RateLimitTypeEnum, description: 'Default: requests.' }),
-    unit: t.field({ type: RateLimitUnitEnum, required: true, description: 'The window.' }),
-    value: t.int({ required: true, description: 'Requests admitted per window (1–1000000000).' }),
-  }),
-});
-
-const WorkspaceAccessInput = builder.inputType('WorkspaceAccessInput', {
-  description: "One workspace's access. Limits left out keep their current value; null or [] removes them.",
-  fields: (t) => ({
-    id: t.string({ required: true, description: 'Workspace UUID or slug.' }),
-    enabled: t.boolean({ required: true, description: 'Whether the workspace may use the integration.' }),
-    usageLimits: t.field({ type: [UsageLimitInput], description: 'At most one.' }),
-    rateLimits: t.field({ type: [RateLimitInput], description: 'At most one.' }),
-    resetUsage: t.boolean({ description: "True: zero the workspace's usage so far (active again)." }),
-  }),
-});
-
-const GlobalWorkspaceAccessInput = builder.inputType('GlobalWorkspaceAccessInput', {
-  description: 'Access for workspaces not listed, including workspaces created later.',
-  fields: (t) => ({
-    enabled: t.boolean({ required: true, description: 'Whether they may use the integration.' }),
-    usageLimits: t.field({ type: [UsageLimitInput], description: 'At most one.' }),
-    rateLimits: t.field({ type: [RateLimitInput], description: 'At most one.' }),
-  }),
-});
-
-const UpdateIntegrationWorkspacesInput = builder.inputType('UpdateIntegrationWorkspacesInput', {
-  description: 'Changes to workspace access; all or nothing.',
-  fields: (t) => ({
-    workspaces: t.field({ type: [WorkspaceAccessInput], description: 'Workspaces set one by one.' }),
-    globalWorkspaceAccess: t.field({ type: GlobalWorkspaceAccessInput, description: 'Default access for workspaces not listed; null removes it.' }),
-    overrideExistingWorkspaceAccess: t.boolean({ description: 'True: every existing workspace not listed gets the global access too.' }),
-  }),
-});
-
+const CONFIGURATIONS_NESTED = { configurations: ['IntegrationConfigurationsInput', 'Configurations to set; keys left out stay as they are, null clears one.'] } as const;
+const CreateIntegrationInput = contractInputType('CreateIntegrationInput', 'A new integration (organisation level).', integrationsContract.createIntegrationContract, CONFIGURATIONS_NESTED);
+const UpdateIntegrationInput = contractInputType(
+  'UpdateIntegrationInput',
+  'Changes to an integration; fields left out stay as they are.',
+  integrationsContract.updateIntegrationContract,
+  CONFIGURATIONS_NESTED,
+);
+const UpdateIntegrationWorkspacesInput = contractInputType(
+  'UpdateIntegrationWorkspacesInput',
+  'Changes to workspace access; all or nothing.',
+  integrationsContract.updateIntegrationWorkspacesContract,
+  integrationsContract.WORKSPACES_NESTED,
+);
+const UpdateIntegrationModelsInput = contractInputType(
+  'UpdateIntegrationModelsInput',
+  "Models of an integration set one by one; all or nothing.",
+  integrationsContract.updateIntegrationModelsContract,
+  integrationsContract.MODELS_NESTED,
+);
 const CreateProviderInput = contractInputType('CreateProviderInput', 'Another virtual key for an integration the workspace has access to.', providersContract.createProviderContract);
 const UpdateProviderInput = contractInputType('UpdateProviderInput', 'Changes to a provider; fields left out stay as they are.', providersContract.updateProviderContract);
 
@@ -305,6 +304,12 @@ builder.queryFields((t) => ({
     description: "Workspaces' access to an integration (a workspace key sees its own workspace).",
     args: { slug: t.arg.string({ required: true, description: 'Integration slug or UUID.' }) },
     resolve: (_root, args, ctx) => integrations.listIntegrationWorkspaces(ctx, args.slug),
+  }),
+  integrationModels: t.field({
+    type: IntegrationModelListRef,
+    description: "An integration's models: its provider's catalogue and its custom models, with their prices.",
+    args: { slug: t.arg.string({ required: true, description: 'Integration slug or UUID.' }) },
+    resolve: (_root, args, ctx) => integrationModels.listIntegrationModels(ctx, args.slug),
   }),
   providers: t.field({
     type: ProviderListRef,
@@ -333,7 +338,7 @@ builder.mutationFields((t) => ({
     description: 'Creates an integration (organisation keys only). Every workspace gets its global access (none by default).',
     authScopes: { organisationKey: true },
     args: { input: t.arg({ type: CreateIntegrationInput, required: true, description: 'The integration.' }) },
-    resolve: (_root, { input }, ctx) => integrations.createIntegration(ctx, input),
+    resolve: (_root, { input }, ctx) => integrations.createIntegration(ctx, parseInput(integrationsContract.createIntegrationContract, input)),
   }),
   updateIntegration: t.field({
     type: IntegrationRef,
@@ -343,7 +348,7 @@ builder.mutationFields((t) => ({
       slug: t.arg.string({ required: true, description: 'Slug or UUID.' }),
       input: t.arg({ type: UpdateIntegrationInput, required: true, description: 'The changes.' }),
     },
-    resolve: (_root, args, ctx) => integrations.updateIntegration(ctx, args.slug, args.input),
+    resolve: (_root, args, ctx) => integrations.updateIntegration(ctx, args.slug, parseInput(integrationsContract.updateIntegrationContract, args.input)),
   }),
   deleteIntegration: t.field({
     type: IntegrationRef,
@@ -361,8 +366,32 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdateIntegrationWorkspacesInput, required: true, description: 'The changes.' }),
     },
     resolve: async (_root, args, ctx) => {
-      await integrations.updateIntegrationWorkspaces(ctx, args.slug, args.input);
+      await integrations.updateIntegrationWorkspaces(ctx, args.slug, parseInput(integrationsContract.updateIntegrationWorkspacesContract, args.input));
       return integrations.listIntegrationWorkspaces(ctx, args.slug);
+    },
+  }),
+  updateIntegrationModels: t.field({
+    type: IntegrationModelListRef,
+    description: 'Sets models one by one (enabled, custom, price), all or nothing (organisation keys only); returns the models afterwards.',
+    authScopes: { organisationKey: true },
+    args: {
+      slug: t.arg.string({ required: true, description: 'Integration slug or UUID.' }),
+      input: t.arg({ type: UpdateIntegrationModelsInput, required: true, description: 'The changes.' }),
+    },
+    resolve: async (_root, args, ctx) =>
+      integrationModels.modelsOf(await integrationModels.updateIntegrationModels(ctx, args.slug, parseInput(integrationsContract.updateIntegrationModelsContract, args.input))),
+  }),
+  deleteIntegrationModels: t.field({
+    type: IntegrationModelListRef,
+    description: 'Removes custom models with their prices, all or nothing (organisation keys only); returns the models afterwards.',
+    authScopes: { organisationKey: true },
+    args: {
+      slug: t.arg.string({ required: true, description: 'Integration slug or UUID.' }),
+      slugs: t.arg.string({ required: true, description: 'Comma-separated custom model slugs.' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const { slugs } = parseContract(integrationsContract.deleteIntegrationModelsQuery, { slugs: args.slugs });
+      return integrationModels.modelsOf(await integrationModels.deleteIntegrationModels(ctx, args.slug, slugs));
     },
   }),
   createProvider: t.field({

@@ -1,60 +1,44 @@
 import {
   createIntegrationBody,
   createProviderBody,
+  deleteIntegrationModelsQuery,
   listIntegrationsQuery,
   listProvidersQuery,
   providerQuery,
   updateIntegrationBody,
+  updateIntegrationModelsBody,
   updateIntegrationWorkspacesBody,
   updateProviderBody,
-  type UpdateIntegrationWorkspacesBody,
 } from '../bodies/integrations.js';
-import { graphqlInput, providersContract } from '../../schema/contracts.js';
+import { graphqlInput, integrationsContract, providersContract } from '../../schema/contracts.js';
 import { listBody, type RouteRow } from '../route.js';
 
 type Wire = Record<string, any>;
 
+/** The document's types for these keys are not nullable: a value not set is left out. */
+const withoutNulls = (object: Wire): Wire => Object.fromEntries(Object.entries(object).filter(([, value]) => value !== null));
+
+/** An integration as Portkey's IntegrationList item: `description` is a string there ("" when none). */
+const integrationSummary = (integration: Wire): Wire => ({ ...integration, description: integration.description ?? '', object: 'integration' });
+
+/** Limits as Portkey's UsageLimits and RateLimits: `alert_threshold` left out when none. */
+const accessWire = ({ usage_limits, ...access }: Wire): Wire => ({
+  ...access,
+  usage_limits: usage_limits?.map(({ alert_threshold, ...limit }: Wire) => ({ ...limit, ...withoutNulls({ alert_threshold }) })) ?? null,
+});
+
 /**
- * `undefined` stays `undefined` (the field was left out: keep the current value), `null` stays
- * `null` (clear it); a present object is mapped.
+ * An integration as Portkey's IntegrationDetailResponse (README says why `default_model` is there
+ * too): no key, no global access: those keys are left out.
  */
-const mapOptional = <T, R>(value: T | null | undefined, map: (v: T) => R): R | null | undefined =>
-  value === undefined ? undefined : value === null ? null : map(value);
+const integrationDetail = ({ masked_key, configurations, global_workspace_access_settings: global, ...integration }: Wire): Wire => ({
+  ...integrationSummary(integration),
+  ...withoutNulls({ masked_key, global_workspace_access_settings: global && accessWire(global) }),
+  configurations: withoutNulls(configurations),
+});
 
-const usageLimits = (list: Wire[] | null | undefined) =>
-  mapOptional(list, (items) =>
-    items.map((u) => ({ type: u.type, creditLimit: u.credit_limit, alertThreshold: u.alert_threshold, periodicReset: u.periodic_reset })),
-  );
-
-const rateLimits = (list: Wire[] | null | undefined) =>
-  mapOptional(list, (items) => items.map((r) => ({ type: r.type, unit: r.unit, value: r.value })));
-
-const configurations = (c: Wire | null | undefined) =>
-  mapOptional(c, (v) => ({
-    baseUrl: v.base_url !== undefined ? v.base_url : v.baseUrl,
-    defaultModel: v.default_model !== undefined ? v.default_model : v.defaultModel,
-    prices: v.prices,
-  }));
-
-function workspacesInput(body: UpdateIntegrationWorkspacesBody) {
-  return {
-    workspaces: mapOptional(body.workspaces, (items) =>
-      items.map((w) => ({
-        id: w.id,
-        enabled: w.enabled,
-        usageLimits: usageLimits(w.usage_limits),
-        rateLimits: rateLimits(w.rate_limits),
-        resetUsage: w.reset_usage,
-      })),
-    ),
-    globalWorkspaceAccess: mapOptional(body.global_workspace_access, (g) => ({
-      enabled: g.enabled,
-      usageLimits: usageLimits(g.usage_limits),
-      rateLimits: rateLimits(g.rate_limits),
-    })),
-    overrideExistingWorkspaceAccess: body.override_existing_workspace_access ?? body.override_existing_workspaces_access,
-  };
-}
+/** A model as Portkey's IntegrationModel: `pricing_config` left out when no price is known. */
+const modelWire = (model: Wire): Wire => (model.pricing_config === null ? (({ pricing_config, ...rest }) => rest)(model) : model);
 
 /** The provider's integration, flattened into `integration_slug` and `ai_provider_id`. */
 function providerWire({ integration, ...provider }: Wire): Wire {
@@ -73,35 +57,28 @@ export const integrationsRoutes: RouteRow[] = [
     operation: 'RestListIntegrations',
     query: listIntegrationsQuery,
     variables: ({ query }) => ({ workspaceId: query.workspace_id, type: query.type, currentPage: query.current_page, pageSize: query.page_size }),
-    result: (data) => listBody(data.integrations),
+    result: (data) => listBody(data.integrations, integrationSummary),
   },
   {
     method: 'POST',
     path: '/v1/integrations',
     operation: 'RestCreateIntegration',
     body: createIntegrationBody,
-    variables: ({ body }) => ({
-      input: {
-        name: body.name,
-        slug: body.slug,
-        description: body.description,
-        aiProviderId: body.ai_provider_id,
-        key: body.key,
-        configurations: configurations(body.configurations),
-        workspaceId: body.workspace_id,
-      },
-    }),
+    variables: ({ body }) => ({ input: graphqlInput(integrationsContract.createIntegrationContract, body) }),
   },
-  { method: 'GET', path: '/v1/integrations/:slug', operation: 'RestGetIntegration', variables: ({ params }) => ({ slug: params.slug }) },
+  {
+    method: 'GET',
+    path: '/v1/integrations/:slug',
+    operation: 'RestGetIntegration',
+    variables: ({ params }) => ({ slug: params.slug }),
+    result: (data) => integrationDetail(data.integration),
+  },
   {
     method: 'PUT',
     path: '/v1/integrations/:slug',
     operation: 'RestUpdateIntegration',
     body: updateIntegrationBody,
-    variables: ({ params, body }) => ({
-      slug: params.slug,
-      input: { name: body.name, description: body.description, key: body.key, configurations: configurations(body.configurations) },
-    }),
+    variables: ({ params, body }) => ({ slug: params.slug, input: graphqlInput(integrationsContract.updateIntegrationContract, body) }),
     result: () => ({}),
   },
   { method: 'DELETE', path: '/v1/integrations/:slug', operation: 'RestDeleteIntegration', variables: ({ params }) => ({ slug: params.slug }), result: () => ({}) },
@@ -110,13 +87,37 @@ export const integrationsRoutes: RouteRow[] = [
     path: '/v1/integrations/:slug/workspaces',
     operation: 'RestListIntegrationWorkspaces',
     variables: ({ params }) => ({ slug: params.slug }),
+    result: (data) => ({ total: data.integrationWorkspaces.total, workspaces: data.integrationWorkspaces.workspaces.map(accessWire) }),
   },
   {
     method: 'PUT',
     path: '/v1/integrations/:slug/workspaces',
     operation: 'RestUpdateIntegrationWorkspaces',
     body: updateIntegrationWorkspacesBody,
-    variables: ({ params, body }) => ({ slug: params.slug, input: workspacesInput(body) }),
+    variables: ({ params, body }) => ({ slug: params.slug, input: graphqlInput(integrationsContract.updateIntegrationWorkspacesContract, body) }),
+    result: () => ({}),
+  },
+  {
+    method: 'GET',
+    path: '/v1/integrations/:slug/models',
+    operation: 'RestListIntegrationModels',
+    variables: ({ params }) => ({ slug: params.slug }),
+    result: (data) => ({ total: data.integrationModels.total, models: data.integrationModels.models.map(modelWire) }),
+  },
+  {
+    method: 'PUT',
+    path: '/v1/integrations/:slug/models',
+    operation: 'RestUpdateIntegrationModels',
+    body: updateIntegrationModelsBody,
+    variables: ({ params, body }) => ({ slug: params.slug, input: graphqlInput(integrationsContract.updateIntegrationModelsContract, body) }),
+    result: () => ({}),
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/integrations/:slug/models',
+    operation: 'RestDeleteIntegrationModels',
+    query: deleteIntegrationModelsQuery,
+    variables: ({ params, query }) => ({ slug: params.slug, slugs: query.slugs.join(',') }),
     result: () => ({}),
   },
   {

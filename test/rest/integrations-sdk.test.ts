@@ -6,8 +6,8 @@ import { createWorkspaceWithKey } from '../helpers/tenants.js';
 
 /*
  * The portkey-ai SDK against a real server: integrations.create/list/retrieve/update/delete,
- * integrations.workspaces.list/update (which sends `override_existing_workspaces_access`), and
- * providers. It sends x-portkey-api-key, JSON bodies on DELETE, converts top-level camelCase keys
+ * integrations.workspaces.list/update (which sends `override_existing_workspaces_access`),
+ * integrations.models.list/update/delete, and providers. It sends x-portkey-api-key, JSON bodies on DELETE, converts top-level camelCase keys
  * to snake_case, and throws on an empty JSON answer.
  */
 
@@ -43,7 +43,7 @@ it('integrations.create / retrieve / list / update / delete', async () => {
       ai_provider_id: 'openai',
       key: SECRET,
       description: 'made by the SDK',
-      configurations: { base_url: 'http://127.0.0.1:1/v1' },
+      configurations: { custom_host: 'http://127.0.0.1:1/v1', openai_organization: 'org-sdk' },
     }),
   );
   expect(created).toEqual({ id: UUID, slug: 'sdk-openai' });
@@ -56,9 +56,10 @@ it('integrations.create / retrieve / list / update / delete', async () => {
     ai_provider_id: 'openai',
     status: 'active',
     organisation_id: organisationId,
+    object: 'integration',
     masked_key: '************4242',
-    configurations: { base_url: 'http://127.0.0.1:1/v1', default_model: null, prices: null },
-    global_workspace_access: null,
+    configurations: { custom_host: 'http://127.0.0.1:1/v1', openai_organization: 'org-sdk' },
+    allow_all_models: true,
     created_at: T0,
     last_updated_at: T0,
   };
@@ -73,7 +74,7 @@ it('integrations.create / retrieve / list / update / delete', async () => {
   expect(plain(await client.integrations.retrieve({ slug: 'sdk-openai' }))).toEqual({
     ...expected,
     name: 'Renamed',
-    configurations: { base_url: 'http://127.0.0.1:1/v1', default_model: 'gpt-4o-mini', prices: null },
+    configurations: { custom_host: 'http://127.0.0.1:1/v1', openai_organization: 'org-sdk', default_model: 'gpt-4o-mini' },
   });
 
   expect(plain(await client.integrations.delete({ slug: 'sdk-openai' }))).toEqual({});
@@ -114,6 +115,21 @@ it('integrations.workspaces.update / list (override_existing_workspaces_access)'
     client.integrations.workspaces.update({ slug: 'second', workspaces: [{ id: 'default', enabled: false }, { id: team.slug, enabled: true, rate_limits: [{}, {}] }] }),
   ).rejects.toMatchObject({ status: 400 });
   expect(plain(await client.integrations.workspaces.list({ slug: 'second' })).workspaces[0].enabled).toBe(true);
+});
+
+it('integrations.models.update / list / delete: a custom model with its price', async () => {
+  const pricing = { type: 'static', pay_as_you_go: { request_token: { price: 0.0001 }, response_token: { price: 0.0003 } } };
+  expect(plain(await client.integrations.models.update({ slug: 'second', models: [{ slug: 'team-model', enabled: true, is_custom: true, pricing_config: pricing }] }))).toEqual({});
+  expect(plain(await client.integrations.models.list({ slug: 'second' }))).toEqual({
+    total: 2,
+    models: [
+      { slug: 'local', name: 'local', enabled: true, is_custom: false, is_finetune: false, base_model_slug: null, pricing_config: { type: 'static', pay_as_you_go: { request_token: { price: 0 }, response_token: { price: 0 } } } },
+      { slug: 'team-model', name: 'team-model', enabled: true, is_custom: true, is_finetune: false, base_model_slug: null, pricing_config: pricing },
+    ],
+  });
+  await expect(client.integrations.models.update({ slug: 'second', models: [{ slug: 'team-model' }] })).rejects.toMatchObject({ status: 400 });
+  expect(plain(await client.integrations.models.delete({ slug: 'second', slugs: 'team-model' }))).toEqual({});
+  expect(plain(await client.integrations.models.list({ slug: 'second' })).total).toBe(1);
 });
 
 it('providers.create / retrieve / list / update / delete', async () => {

@@ -101,7 +101,7 @@ describe('PUT', () => {
     expect(rows[2]).toEqual(off(b.workspaceId));
     expect(await providerSlugs('default')).toEqual(['local→local', 'openai→openai']);
     const integration = (await t.request('GET', '/v1/integrations/openai')).body;
-    expect(integration.global_workspace_access).toEqual({ enabled: true, usage_limits: null, rate_limits: [{ type: 'requests', unit: 'rpm', value: 5 }] });
+    expect(integration.global_workspace_access_settings).toEqual({ enabled: true, usage_limits: null, rate_limits: [{ type: 'requests', unit: 'rpm', value: 5 }] });
   });
 
   it('workspaces created later get the global access and their provider', async () => {
@@ -142,7 +142,7 @@ describe('PUT', () => {
     expectJson(await put({ global_workspace_access: { enabled: true, usage_limits: [{ type: 'tokens', credit_limit: 1000 }] } }), 200, {});
     const rows = (await access()).workspaces;
     expect(rows[2]).toEqual(off(b.workspaceId));
-    expect(rows[0].usage_limits).toEqual([{ type: 'tokens', credit_limit: 1000, alert_threshold: null, periodic_reset: null }]);
+    expect(rows[0].usage_limits).toEqual([{ type: 'tokens', credit_limit: 1000, periodic_reset: null }]);
   });
 
   it('disabling keeps the provider, which then resolves to 403 integration_disabled; enabling again reuses it', async () => {
@@ -332,7 +332,7 @@ describe('usage and reset_usage', () => {
     expect(await usageOf()).toEqual({ currentUsage: 0, status: 'active', periodKey: 'all' });
     expect(await usageEngine(t.app.runtime).check([spec])).toEqual({ ok: true });
     // The limit itself stays.
-    expect((await access()).workspaces[1].usage_limits).toEqual([{ type: 'tokens', credit_limit: 100, alert_threshold: null, periodic_reset: null }]);
+    expect((await access()).workspaces[1].usage_limits).toEqual([{ type: 'tokens', credit_limit: 100, periodic_reset: null }]);
   });
 });
 
@@ -340,7 +340,7 @@ describe('workspace keys', () => {
   it('see only their own workspace and cannot change access (403)', async () => {
     expectJson(await t.request('GET', PATH, { key: a.key }), 200, {
       total: 1,
-      workspaces: [{ id: a.workspaceId, enabled: true, usage_limits: [{ type: 'tokens', credit_limit: 100, alert_threshold: null, periodic_reset: null }], rate_limits: null }],
+      workspaces: [{ id: a.workspaceId, enabled: true, usage_limits: [{ type: 'tokens', credit_limit: 100, periodic_reset: null }], rate_limits: null }],
     });
     expectJson(
       await t.request('PUT', PATH, { key: a.key, body: { workspaces: [{ id: a.workspaceId, enabled: true }] } }),
@@ -365,7 +365,7 @@ describe('GraphQL mirrors REST', () => {
   });
 
   it('reports the same validation errors with param', async () => {
-    const r = await t.graphql(`mutation { updateIntegrationWorkspaces(slug: "openai", input: { workspaces: [{ id: "default", enabled: true, rateLimits: [{ unit: rpm, value: 0 }] }] }) { total } }`);
+    const r = await t.graphql(`mutation { updateIntegrationWorkspaces(slug: "openai", input: { workspaces: [{ id: "default", enabled: true, rateLimits: [{ unit: "rpm", value: 0 }] }] }) { total } }`);
     expect(r.errors?.[0]).toMatchObject({
       message: "Invalid value for 'workspaces[0].rate_limits[0].value': expected an integer from 1 to 1000000000.",
       extensions: { status: 400, param: 'workspaces[0].rate_limits[0].value', code: 'invalid_value' },

@@ -27,7 +27,8 @@ function expectJson(r: TestResponse, status: number, body: unknown): void {
   expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
 }
 
-const localIntegration = () => ({
+/** A list item: Portkey's IntegrationList. */
+const localSummary = () => ({
   id: expect.stringMatching(UUID),
   slug: 'local',
   name: 'Local model',
@@ -35,11 +36,17 @@ const localIntegration = () => ({
   ai_provider_id: 'local',
   status: 'active',
   organisation_id: organisationId,
-  masked_key: null,
-  configurations: { base_url: null, default_model: null, prices: null },
-  global_workspace_access: { enabled: true, usage_limits: null, rate_limits: null },
+  object: 'integration',
   created_at: T0,
   last_updated_at: T0,
+});
+
+/** One integration: Portkey's IntegrationDetailResponse (no key: no masked_key; nothing configured: {}). */
+const localIntegration = () => ({
+  ...localSummary(),
+  configurations: {},
+  allow_all_models: true,
+  global_workspace_access_settings: { enabled: true, usage_limits: null, rate_limits: null },
 });
 
 beforeAll(async () => {
@@ -51,7 +58,7 @@ afterAll(() => t.close());
 
 describe('out of the box', () => {
   it('lists the built-in local integration, enabled for all workspaces', async () => {
-    expectJson(await call('GET', '/v1/integrations'), 200, { object: 'list', total: 1, data: [localIntegration()] });
+    expectJson(await call('GET', '/v1/integrations'), 200, { object: 'list', total: 1, data: [localSummary()] });
     expectJson(await call('GET', '/v1/integrations/local'), 200, localIntegration());
   });
 });
@@ -68,7 +75,12 @@ describe('POST /v1/integrations', () => {
         description: 'Team account',
         ai_provider_id: 'openai',
         key: SECRET,
-        configurations: { base_url: 'https://api.openai.example/v1/', default_model: 'gpt-4o-mini', prices: { 'gpt-4o-mini': { input: 0.2, output: 0.8 } } },
+        configurations: {
+          base_url: 'https://api.openai.example/v1/',
+          openai_organization: 'org-team',
+          default_model: 'gpt-4o-mini',
+          prices: { 'gpt-4o-mini': { input: 0.2, output: 0.8 } },
+        },
         unknown_key: 'ignored',
       },
     });
@@ -85,14 +97,30 @@ describe('POST /v1/integrations', () => {
       ai_provider_id: 'openai',
       status: 'active',
       organisation_id: organisationId,
+      object: 'integration',
       masked_key: '************9f3k',
-      configurations: { base_url: 'https://api.openai.example/v1', default_model: 'gpt-4o-mini', prices: { 'gpt-4o-mini': { input: 0.2, output: 0.8 } } },
-      global_workspace_access: null,
+      configurations: { custom_host: 'https://api.openai.example/v1', openai_organization: 'org-team', default_model: 'gpt-4o-mini' },
+      allow_all_models: true,
       created_at: '2026-11-22T10:01:00.000Z',
       last_updated_at: '2026-11-22T10:01:00.000Z',
     };
     expectJson(await call('GET', '/v1/integrations/openai-prod'), 200, expected);
     expectJson(await call('GET', `/v1/integrations/${openaiId}`), 200, expected);
+    // Its prices are its models' pricing_config (US cents per token): 0.2 dollars per million is 0.00002.
+    const models = await call('GET', '/v1/integrations/openai-prod/models');
+    expect(models.body.models.find((m: { slug: string }) => m.slug === 'gpt-4o-mini').pricing_config).toEqual({
+      type: 'static',
+      pay_as_you_go: { request_token: { price: 0.00002 }, response_token: { price: 0.00008 } },
+    });
+  });
+
+  it('answers a description as a string, "" when none was given', async () => {
+    await call('POST', '/v1/integrations', { body: { name: 'Bare', slug: 'bare', ai_provider_id: 'local' } });
+    expect((await call('GET', '/v1/integrations/bare')).body.description).toBe('');
+    expect((await call('GET', '/v1/integrations')).body.data.find((i: { slug: string }) => i.slug === 'bare').description).toBe('');
+    const gql = await t.graphql(`{ integration(slug: "bare") { description } }`);
+    expect(gql.body).toEqual({ data: { integration: { description: null } } });
+    await call('DELETE', '/v1/integrations/bare');
   });
 
   it('lists newest first, with pages and filters', async () => {
@@ -147,11 +175,7 @@ describe('POST /v1/integrations', () => {
     ],
     [
       { name: 'x', ai_provider_id: 'openai', configurations: { prices: { 'gpt-x': { input: '1', output: 2 } } } },
-      error(
-        "Invalid value for 'configurations.prices.gpt-x.input': Expected number, received string. Prices are {input, output} in US dollars per million tokens.",
-        'configurations.prices.gpt-x.input',
-        'invalid_value',
-      ),
+      error("Invalid type for 'configurations.prices.gpt-x.input': expected a number, but got a string instead.", 'configurations.prices.gpt-x.input', 'invalid_type'),
     ],
     [
       { name: 'x', ai_provider_id: 'openai', workspace_id: 'default' },
@@ -171,7 +195,7 @@ describe('POST /v1/integrations', () => {
     const r = await call('POST', '/v1/integrations', { body: { name: 'Camel', ai_provider_id: 'openai', configurations: { baseUrl: 'http://127.0.0.1:9/v1', defaultModel: 'm' } } });
     expect(r.status).toBe(200);
     const got = await call('GET', '/v1/integrations/camel');
-    expect(got.body.configurations).toEqual({ base_url: 'http://127.0.0.1:9/v1', default_model: 'm', prices: null });
+    expect(got.body.configurations).toEqual({ custom_host: 'http://127.0.0.1:9/v1', default_model: 'm' });
   });
 
   it('answers 404 for an unknown slug', async () => {
@@ -192,7 +216,7 @@ describe('PUT /v1/integrations/{slug}', () => {
       name: 'OpenAI (prod)',
       description: 'Team account',
       masked_key: '************9f3k',
-      configurations: { base_url: 'https://api.openai.example/v1', default_model: 'gpt-4o', prices: { 'gpt-4o-mini': { input: 0.2, output: 0.8 } } },
+      configurations: { custom_host: 'https://api.openai.example/v1', openai_organization: 'org-team', default_model: 'gpt-4o' },
       created_at: '2026-11-22T10:01:00.000Z',
       last_updated_at: '2026-11-22T10:05:00.000Z',
     });
@@ -202,7 +226,7 @@ describe('PUT /v1/integrations/{slug}', () => {
     expectJson(await call('PUT', '/v1/integrations/camel', { body: { key: 'abcd-new-key-WXYZ' } }), 200, {});
     expect((await call('GET', '/v1/integrations/camel')).body.masked_key).toBe('************WXYZ');
     expectJson(await call('PUT', '/v1/integrations/camel', { body: { key: null } }), 200, {});
-    expect((await call('GET', '/v1/integrations/camel')).body.masked_key).toBeNull();
+    expect((await call('GET', '/v1/integrations/camel')).body).not.toHaveProperty('masked_key');
   });
 
   it.each([

@@ -1,15 +1,15 @@
 /**
  * `GET /v1/models`: the models a caller may use, through each provider of its workspace whose
  * integration is active and enabled for the workspace. Each is listed as `@<virtual-key>/<model>`
- * (the form a chat request may name it by): the integration's default model and priced models,
- * plus the shipped price table's models for `openai`, or `local` for the built-in model.
+ * (the form a chat request may name it by): the integration's enabled models (its provider's
+ * catalogue and its custom models, src/modules/integrations/models.ts) and its default model.
  */
 import type { ServiceContext } from '../../context.js';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import { IntegrationSchema } from '../integrations/integration.entity.js';
+import { offeredModels } from '../integrations/models.js';
 import { ProviderSchema } from '../integrations/provider.entity.js';
 import { WorkspaceAccessSchema } from '../integrations/workspace-access.entity.js';
-import { MODEL_PRICES } from '../usage/prices.js';
 
 export interface ModelView {
   id: string;
@@ -17,9 +17,6 @@ export interface ModelView {
   created: number;
   owned_by: string;
 }
-
-/** The shipped price table's models an `openai` integration lists (the table is fixed: read once). */
-const SHIPPED_OPENAI_MODELS = Object.keys(MODEL_PRICES).filter((m) => m !== 'local');
 
 export async function listModels(ctx: ServiceContext): Promise<{ object: 'list'; data: ModelView[] }> {
   const workspace = await resolveWorkspace(ctx.em, ctx.principal);
@@ -35,9 +32,9 @@ export async function listModels(ctx: ServiceContext): Promise<{ object: 'list';
   for (const provider of providers) {
     const integration = byId.get(provider.integrationId);
     if (!integration || !enabled.has(integration.id)) continue;
-    const config = integration.configurations ?? { defaultModel: null, prices: null };
-    const shipped = integration.aiProviderId === 'local' ? ['local'] : SHIPPED_OPENAI_MODELS;
-    const names = new Set([...(config.defaultModel ? [config.defaultModel] : []), ...Object.keys(config.prices ?? {}), ...shipped]);
+    const config = integration.configurations;
+    const offered = offeredModels(integration.aiProviderId, config?.models, config?.prices).filter((m) => m.enabled);
+    const names = new Set([...(config?.defaultModel ? [config.defaultModel] : []), ...offered.map((m) => m.slug)]);
     for (const name of names) {
       data.push({ id: `@${provider.slug}/${name}`, object: 'model', created: Math.floor(integration.createdAt.getTime() / 1000), owned_by: integration.slug });
     }

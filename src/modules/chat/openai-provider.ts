@@ -16,6 +16,8 @@ export interface OpenAIProviderOptions {
   /** Up to and including the version segment, e.g. `https://api.openai.com/v1`. */
   baseUrl: string;
   apiKey: string;
+  /** Sent as `OpenAI-Organization` when set (the integration's `openai_organization`). */
+  organization?: string | null;
   /** Longest wait for the response headers, and for each next piece of a stream. */
   timeoutMs: number;
   retries: number;
@@ -96,10 +98,11 @@ export class OpenAIProvider implements ModelProvider {
    * ends the connection (a no-op after a full read).
    */
   private async open(path: string, body: WireBody, signal: AbortSignal) {
-    const { baseUrl, apiKey, timeoutMs, retries, backoffMs } = this.options;
+    const { baseUrl, apiKey, organization, timeoutMs, retries, backoffMs } = this.options;
     const url = `${baseUrl.replace(/\/+$/, '')}${path}`;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    if (organization) headers['openai-organization'] = organization;
     const payload = JSON.stringify(body);
 
     for (let attempt = 0; ; attempt++) {

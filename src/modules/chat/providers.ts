@@ -17,6 +17,7 @@ const CHAT_PROVIDERS: Record<AiProviderId, (resolved: ResolvedProvider, runtime:
     new OpenAIProvider({
       baseUrl: resolved.integration.baseUrl ?? 'https://api.openai.com/v1',
       apiKey: resolved.integration.apiKey ?? '',
+      organization: resolved.integration.openaiOrganization,
       timeoutMs: runtime.config.MODEL_TIMEOUT_MS,
       retries: runtime.config.MODEL_MAX_RETRIES,
       backoffMs: runtime.config.MODEL_RETRY_BACKOFF_MS,

@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
-import { BadRequestError, ConflictError, missingParameter } from '../../errors.js';
+import { BadRequestError, ConflictError } from '../../errors.js';
 import { configCache } from '../../lib/config-cache.js';
 import { encryptSecret, maskSecret } from '../../lib/crypto.js';
 import { slugify, uuid } from '../../lib/ids.js';
@@ -12,44 +12,19 @@ import { WorkspaceSchema, type Workspace } from '../tenancy/workspace.entity.js'
 import { bucketStatus, type BucketStatus } from '../usage/alerts.js';
 import { usageEngine } from '../usage/usage-engine.js';
 import { periodKey } from '../usage/usage-periods.js';
-import { AI_PROVIDER_IDS, IntegrationSchema, type AiProviderId, type Integration } from './integration.entity.js';
-import {
-  applyConfigurations,
-  EMPTY_CONFIGURATIONS,
-  expectedOneOf,
-  mergeAccess,
-  NO_ACCESS,
-  parseAccessInput,
-  sameSettings,
-  type AccessPatch,
-  type AccessSettings,
-  type AccessSettingsInput,
-  type ConfigurationsInput,
-} from './limits.js';
-import { findIntegration, SLUG_MAX, validateSlug } from './lookup.js';
+import { IntegrationSchema, type AiProviderId, type Integration } from './integration.entity.js';
+import type { ConfigurationsInput, CreateIntegrationInput, UpdateIntegrationInput, UpdateIntegrationWorkspacesInput } from './integrations.contract.js';
+import { accessPatchOf, applyConfigurations, EMPTY_CONFIGURATIONS, mergeAccess, NO_ACCESS, sameSettings, type AccessPatch, type AccessSettings } from './limits.js';
+import { findIntegration, SLUG_MAX } from './lookup.js';
 import { pageOf, type PageInput } from '../../lib/paging.js';
 import { ProviderSchema } from './provider.entity.js';
 import { ensureProvider } from './providers.service.js';
 import { WORKSPACE_ACCESS_OWNER, workspaceValueKey } from './usage-limits.js';
 import { WorkspaceAccessSchema, type WorkspaceAccess } from './workspace-access.entity.js';
 
-const DESCRIPTION_MAX = 2000;
-const KEY_MAX = 8192;
-
-function validateDescription(value: string | null | undefined): string | null {
-  if (value == null) return null;
-  if (value.length > DESCRIPTION_MAX) {
-    throw new BadRequestError(`'description' must be at most ${DESCRIPTION_MAX} characters.`, { param: 'description', code: 'invalid_value' });
-  }
-  return value;
-}
-
-/** The encrypted key and its mask; null clears both. Never logs or returns the key itself. */
+/** The encrypted key and its mask (the contract checked the key); null clears both. Never logs or returns the key itself. */
 function sealKey(key: string | null, runtime: Runtime): { encryptedKey: string | null; maskedKey: string | null } {
   if (key === null) return { encryptedKey: null, maskedKey: null };
-  if (typeof key !== 'string' || !key.length || key.length > KEY_MAX) {
-    throw new BadRequestError(`'key' must be a non-empty string of at most ${KEY_MAX} characters.`, { param: 'key', code: 'invalid_value' });
-  }
   return { encryptedKey: encryptSecret(key, runtime.secretKey), maskedKey: maskSecret(key) };
 }
 
@@ -137,34 +112,11 @@ function conflict(slug: string): ConflictError {
   return new ConflictError(`An integration with slug '${slug}' already exists.`, { param: 'slug' });
 }
 
-export interface CreateIntegrationInput {
-  name: string;
-  slug?: string | null;
-  description?: string | null;
-  aiProviderId: string;
-  key?: string | null;
-  configurations?: ConfigurationsInput | null;
-  workspaceId?: string | null;
-}
-
 export async function createIntegration(ctx: ServiceContext, input: CreateIntegrationInput): Promise<Integration> {
   ctx.scope.requireOrganisationKey();
   const organisationId = ctx.principal.organisationId;
   const name = validateName(input.name);
-  if (!(AI_PROVIDER_IDS as readonly string[]).includes(input.aiProviderId)) {
-    throw new BadRequestError(`Invalid value for 'ai_provider_id': ${expectedOneOf(AI_PROVIDER_IDS)}`, { param: 'ai_provider_id', code: 'invalid_value' });
-  }
-  if (input.workspaceId) {
-    throw new BadRequestError(
-      "Integrations belong to the organisation: leave out 'workspace_id' and grant workspaces access with PUT /v1/integrations/{slug}/workspaces.",
-      { param: 'workspace_id', code: 'invalid_value' },
-    );
-  }
-  const description = validateDescription(input.description);
-  // Validated before anything is written, so a bad value leaves no trace.
-  applyConfigurations({ ...EMPTY_CONFIGURATIONS }, input.configurations);
-  sealKey(input.key ?? null, ctx.runtime);
-  const requested = input.slug != null ? validateSlug(input.slug) : null;
+  const requested = input.slug ?? null;
   try {
     // The slug is picked inside the insert's transaction (see retryOnSlugConflict).
     return await retryOnSlugConflict(() =>
@@ -180,8 +132,8 @@ export async function createIntegration(ctx: ServiceContext, input: CreateIntegr
           organisationId,
           name,
           slug,
-          description,
-          aiProviderId: input.aiProviderId as AiProviderId,
+          description: input.description ?? null,
+          aiProviderId: input.ai_provider_id,
           key: input.key ?? null,
           configurations: input.configurations,
         });
@@ -205,7 +157,7 @@ export async function listIntegrations(ctx: ServiceContext, input: ListIntegrati
   const { offset, limit } = pageOf(input);
   const type = input.type ?? 'all';
   if (!(INTEGRATION_LIST_TYPES as readonly string[]).includes(type)) {
-    throw new BadRequestError(`Invalid value for 'type': ${expectedOneOf(INTEGRATION_LIST_TYPES)}`, { param: 'type', code: 'invalid_value' });
+    throw new BadRequestError(`Invalid value for 'type': expected one of ${INTEGRATION_LIST_TYPES.map((v) => `'${v}'`).join(', ')}.`, { param: 'type', code: 'invalid_value' });
   }
   const where: Record<string, unknown> = { organisationId: ctx.principal.organisationId, status: 'active' };
   if (input.workspaceId) {
@@ -224,19 +176,12 @@ export async function getIntegration(ctx: ServiceContext, slugOrId: string): Pro
   return findIntegration(ctx.em, ctx.principal.organisationId, slugOrId);
 }
 
-export interface UpdateIntegrationInput {
-  name?: string | null;
-  description?: string | null;
-  key?: string | null;
-  configurations?: ConfigurationsInput | null;
-}
-
 /** Changes what is sent: omitted fields stay, `key: null` removes the key, `configurations` merge key by key. */
 export async function updateIntegration(ctx: ServiceContext, slugOrId: string, input: UpdateIntegrationInput): Promise<Integration> {
   ctx.scope.requireOrganisationKey();
   const integration = await findIntegration(ctx.em, ctx.principal.organisationId, slugOrId);
   const name = input.name != null ? validateName(input.name) : integration.name;
-  const description = input.description !== undefined ? validateDescription(input.description) : integration.description;
+  const description = input.description !== undefined ? input.description : integration.description;
   const configurations = applyConfigurations(integration.configurations ?? { ...EMPTY_CONFIGURATIONS }, input.configurations);
   const sealed = input.key !== undefined ? sealKey(input.key, ctx.runtime) : null;
   integration.name = name;
@@ -311,17 +256,6 @@ export async function accessUsage(runtime: Runtime, rows: readonly WorkspaceAcce
   });
 }
 
-export interface WorkspaceAccessItemInput extends AccessSettingsInput {
-  id: string;
-  resetUsage?: boolean | null;
-}
-
-export interface UpdateIntegrationWorkspacesInput {
-  workspaces?: WorkspaceAccessItemInput[] | null;
-  globalWorkspaceAccess?: AccessSettingsInput | null;
-  overrideExistingWorkspaceAccess?: boolean | null;
-}
-
 export interface UpdatedWorkspaceAccess {
   /** Access rows whose usage the caller asked to reset (`reset_usage: true`). */
   resetAccessIds: string[];
@@ -344,26 +278,23 @@ export async function updateIntegrationWorkspaces(
   ctx.scope.requireOrganisationKey();
   const integration = await findIntegration(ctx.em, ctx.principal.organisationId, slugOrId);
 
-  let globalPatch: AccessPatch | null | undefined;
-  if (input.globalWorkspaceAccess === null) globalPatch = null;
-  else if (input.globalWorkspaceAccess !== undefined) globalPatch = parseAccessInput(input.globalWorkspaceAccess, 'global_workspace_access');
+  const global = input.global_workspace_access;
+  const globalPatch: AccessPatch | null | undefined = global === undefined || global === null ? global : accessPatchOf(global);
 
   const items: Array<{ workspace: Workspace; patch: AccessPatch; resetUsage: boolean }> = [];
   const seen = new Map<string, number>();
   for (const [i, item] of (input.workspaces ?? []).entries()) {
     const param = `workspaces[${i}]`;
-    if (item.id == null || item.id === '') {
-      throw missingParameter(`${param}.id`);
-    }
     const workspace = await resolveWorkspace(ctx.em, ctx.principal, item.id, `${param}.id`);
     const earlier = seen.get(workspace.id);
     if (earlier !== undefined) {
       throw new BadRequestError(`Workspace '${item.id}' is listed twice (also as workspaces[${earlier}]).`, { param: `${param}.id`, code: 'invalid_value' });
     }
     seen.set(workspace.id, i);
-    items.push({ workspace, patch: parseAccessInput(item, param), resetUsage: item.resetUsage === true });
+    items.push({ workspace, patch: accessPatchOf(item), resetUsage: item.reset_usage === true });
   }
-  const override = input.overrideExistingWorkspaceAccess === true;
+  // Both spellings: the document's and the portkey-ai SDK's.
+  const override = (input.override_existing_workspace_access ?? input.override_existing_workspaces_access) === true;
 
   const resetAccessIds: string[] = [];
   await ctx.em.transactional(async (tx) => {
@@ -374,7 +305,7 @@ export async function updateIntegrationWorkspaces(
     if (globalPatch !== undefined) {
       fresh.globalAccess = globalPatch === null ? null : mergeAccess(fresh.globalAccess ?? NO_ACCESS, globalPatch);
     }
-    const global = fresh.globalAccess ?? NO_ACCESS;
+    const globalAccess = fresh.globalAccess ?? NO_ACCESS;
     const workspaces = await tx.find(WorkspaceSchema, { organisationId: integration.organisationId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
     const rows = new Map((await tx.find(WorkspaceAccessSchema, { integrationId: integration.id })).map((row) => [row.workspaceId, row]));
     const listed = new Map(items.map((item) => [item.workspace.id, item]));
@@ -382,7 +313,7 @@ export async function updateIntegrationWorkspaces(
       const item = listed.get(workspace.id);
       const row = rows.get(workspace.id);
       if (!row) {
-        const settings = item ? mergeAccess(NO_ACCESS, item.patch) : global;
+        const settings = item ? mergeAccess(NO_ACCESS, item.patch) : globalAccess;
         const created = await insertAccess(tx, ctx.runtime, fresh, workspace, settings, !item);
         if (item?.resetUsage) resetAccessIds.push(created.id);
         continue;
@@ -394,7 +325,7 @@ export async function updateIntegrationWorkspaces(
         inherits = false;
         if (item.resetUsage) resetAccessIds.push(row.id);
       } else if (override || row.inheritsGlobal) {
-        next = global;
+        next = globalAccess;
         inherits = true;
       } else {
         continue;

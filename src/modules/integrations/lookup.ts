@@ -7,11 +7,17 @@ import { IntegrationSchema, type Integration } from './integration.entity.js';
 export const SLUG_MAX = 64;
 
 /** Slugs of integrations and providers: 1–64 of `[a-zA-Z0-9_-]`, and not UUID-shaped (ids are accepted where slugs are). */
-export function validateSlug(slug: unknown, param = 'slug'): string {
+export function slugProblem(slug: unknown, param: string): string | null {
   if (typeof slug !== 'string' || !SLUG_PATTERN.test(slug) || slug.length > SLUG_MAX || isUuid(slug)) {
-    throw new BadRequestError(`'${param}' must be 1–${SLUG_MAX} letters, digits, '-' or '_' (and not a UUID).`, { param, code: 'invalid_value' });
+    return `'${param}' must be 1–${SLUG_MAX} letters, digits, '-' or '_' (and not a UUID).`;
   }
-  return slug;
+  return null;
+}
+
+export function validateSlug(slug: unknown, param = 'slug'): string {
+  const problem = slugProblem(slug, param);
+  if (problem) throw new BadRequestError(problem, { param, code: 'invalid_value' });
+  return slug as string;
 }
 
 /** An active integration of the organisation, by slug or id (404 otherwise). */

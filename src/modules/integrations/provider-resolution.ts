@@ -7,7 +7,7 @@ import { configCache } from '../../lib/config-cache.js';
 import { decryptSecret } from '../../lib/crypto.js';
 import type { Runtime } from '../../runtime.js';
 import { IntegrationSchema, type AiProviderId } from './integration.entity.js';
-import type { RateLimit, UsageLimit } from './limits.js';
+import { EMPTY_CONFIGURATIONS, type RateLimit, type UsageLimit } from './limits.js';
 import { ProviderSchema } from './provider.entity.js';
 import { WorkspaceAccessSchema } from './workspace-access.entity.js';
 
@@ -22,6 +22,8 @@ export interface ResolvedProvider {
     apiKey: string | null;
     defaultModel: string | null;
     prices: Record<string, { input: number; output: number }> | null;
+    /** Sent upstream as `OpenAI-Organization` by the openai provider; null: none. */
+    openaiOrganization: string | null;
   };
   access: {
     id: string;
@@ -67,7 +69,7 @@ async function loadProvider(em: EntityManager, runtime: Runtime, workspaceId: st
       throw new Error(`The key of integration '${integration.slug}' cannot be decrypted: was GATEWAY_SECRET_KEY (or data/secret.key) changed?`);
     }
   }
-  const configurations = integration.configurations ?? { baseUrl: null, defaultModel: null, prices: null };
+  const configurations = { ...EMPTY_CONFIGURATIONS, ...integration.configurations };
   const resolvedIntegration = {
     id: integration.id,
     slug: integration.slug,
@@ -75,6 +77,7 @@ async function loadProvider(em: EntityManager, runtime: Runtime, workspaceId: st
     baseUrl: configurations.baseUrl ?? null,
     defaultModel: configurations.defaultModel ?? null,
     prices: configurations.prices ?? null,
+    openaiOrganization: configurations.openaiOrganization ?? null,
   } as ResolvedProvider['integration'];
   // Not enumerable: JSON.stringify, pino and object spreads leave it out, so logging a resolved
   // provider (or any part of it) cannot leak the key. Read it as `resolved.integration.apiKey`.

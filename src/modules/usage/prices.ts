@@ -18,7 +18,8 @@ export type PriceOverrides = Record<string, ModelPrice>;
 
 /**
  * Shipped price table: OpenAI list prices (standard tier, USD per 1M tokens) when written; an
- * integration's `configurations.prices` overrides any row. `local` is the built-in deterministic
+ * integration's prices (`configurations.prices`, or a model's `pricing_config` on
+ * `PUT /v1/integrations/{slug}/models`, both kept in one map) override any row and price its custom models. `local` is the built-in deterministic
  * model: listed at 0 on purpose so that it is known and free rather than unknown.
  */
 export const MODEL_PRICES: Readonly<Record<string, Readonly<ModelPrice>>> = Object.freeze({
@@ -40,10 +41,8 @@ export const MODEL_PRICES: Readonly<Record<string, Readonly<ModelPrice>>> = Obje
 });
 
 /** Validates `configurations.prices` when an integration is written, not first at request time. */
-export const priceOverridesSchema = z.record(
-  z.string().min(1),
-  z.object({ input: z.number().finite().nonnegative(), output: z.number().finite().nonnegative() }).strict(),
-);
+const dollarsPerMillionTokens = z.number().finite().nonnegative({ message: 'expected a price ≥ 0 in US dollars per million tokens.' });
+export const priceOverridesSchema = z.record(z.string().min(1), z.object({ input: dollarsPerMillionTokens, output: dollarsPerMillionTokens }).strict());
 
 export class PriceError extends Error {
   override readonly name = 'PriceError';
@@ -121,3 +120,15 @@ export function usageAmount(type: 'cost' | 'tokens', model: string, usage: Token
   if (type === 'cost') return costOf(model, usage, overrides);
   return Number(tokenCount(usage.prompt_tokens, 'prompt_tokens') + tokenCount(usage.completion_tokens, 'completion_tokens'));
 }
+
+// Portkey's model routes price in US cents per token; this table counts US dollars per million
+// tokens (1 cent per token = 10,000 dollars per million). Twelve significant digits undo the
+// float noise of the division (0.15 / 10,000 = 0.000014999999999999999).
+const DOLLARS_PER_MILLION_PER_CENT_PER_TOKEN = 10_000;
+const tidy = (n: number): number => Number(n.toPrecision(12));
+
+/** US dollars per million tokens → US cents per token. */
+export const centsPerToken = (dollarsPerMillion: number): number => tidy(dollarsPerMillion / DOLLARS_PER_MILLION_PER_CENT_PER_TOKEN);
+
+/** US cents per token → US dollars per million tokens. */
+export const dollarsPerMillion = (centsPerToken: number): number => tidy(centsPerToken * DOLLARS_PER_MILLION_PER_CENT_PER_TOKEN);

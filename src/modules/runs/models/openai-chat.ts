@@ -29,6 +29,8 @@ export interface OpenAIChatOptions {
   /** Up to and including the version segment, e.g. `https://api.openai.com/v1`. */
   baseUrl: string;
   apiKey: string;
+  /** Sent as `OpenAI-Organization` when set (the integration's `openai_organization`). */
+  organization?: string | null;
   /** Longest wait for the response headers and for each next piece of the stream. */
   timeoutMs: number;
   fetch?: typeof fetch;
@@ -94,6 +96,7 @@ export class OpenAIChatModel implements ModelAdapter {
         accept: 'text/event-stream',
       };
       if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+      if (this.options.organization) headers['openai-organization'] = this.options.organization;
       const response = await waitFor(
         this.fetch(this.url, {
           method: 'POST',

@@ -11,6 +11,8 @@ import { OpenAIChatModel } from './openai-chat.js';
 export interface ProviderConnection {
   baseUrl: string | null;
   apiKey: string | null;
+  /** The integration's `openai_organization` (OpenAI-Organization header); null: none. */
+  organization: string | null;
   timeoutMs: number;
 }
 
@@ -27,7 +29,8 @@ export const MODEL_PROVIDERS = {
   },
   openai: {
     description: 'Any OpenAI-compatible chat-completions endpoint.',
-    adapter: ({ baseUrl, apiKey, timeoutMs }) => new OpenAIChatModel({ baseUrl: baseUrl ?? 'https://api.openai.com/v1', apiKey: apiKey ?? '', timeoutMs }),
+    adapter: ({ baseUrl, apiKey, organization, timeoutMs }) =>
+      new OpenAIChatModel({ baseUrl: baseUrl ?? 'https://api.openai.com/v1', apiKey: apiKey ?? '', organization, timeoutMs }),
   },
 } as const satisfies Record<string, ModelProvider>;
 

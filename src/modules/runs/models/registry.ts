@@ -15,7 +15,12 @@ export class ModelRegistry {
     Object.entries(MODEL_PROVIDERS).map(([id, registered]) => [
       id,
       (provider, runtime) =>
-        registered.adapter({ baseUrl: provider.integration.baseUrl, apiKey: provider.integration.apiKey, timeoutMs: runtime.config.MODEL_TIMEOUT_MS }),
+        registered.adapter({
+          baseUrl: provider.integration.baseUrl,
+          apiKey: provider.integration.apiKey,
+          organization: provider.integration.openaiOrganization,
+          timeoutMs: runtime.config.MODEL_TIMEOUT_MS,
+        }),
     ]),
   );
 
