@@ -144,6 +144,7 @@ describe('GET /v1/openapi.json', () => {
     }
     const logs = doc.paths['/v1/logs'].get.parameters.find((p: any) => p.name === 'limit');
     expect(logs).toMatchObject({ in: 'query', required: false, schema: { type: 'integer' } });
+    expect(doc.paths['/v1/chat/completions'].post.parameters.map((p: any) => `${p.in}:${p.name}:${p.required}`)).toEqual(['header:x-gateway-virtual-key:false', 'header:x-gateway-metadata:false']);
     // The runs routes' beta header, which they refuse a request without.
     const beta = { name: 'OpenAI-Beta', in: 'header', required: true, schema: { type: 'string' } };
     expect(doc.paths['/v1/assistants'].post.parameters).toEqual([expect.objectContaining(beta)]);
