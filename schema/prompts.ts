@@ -1,4 +1,4 @@
-import { promptVersionsOf } from '../src/modules/collections/collection-loaders.js';
+import { currentVersionKey, currentVersionsOf, promptVersionsOf } from '../src/modules/collections/collection-loaders.js';
 import { PromptSchema } from '../src/modules/collections/prompt.entity.js';
 import type { PromptVersion } from '../src/modules/collections/prompt-version.entity.js';
 import type { Prompt } from '../src/modules/collections/prompt.entity.js';
@@ -9,7 +9,6 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../src/lib/paging.j
 import { parseContract } from '../src/lib/contract.js';
 import { builder } from './builder.js';
 import { ChatCompletionResultRef, virtualKeyArgs } from './chat.js';
-import { dataPlane } from './data-plane.js';
 import { contractInputType, parseInput } from './contract-input.js';
 
 /*
@@ -66,10 +65,11 @@ PromptRef.implement({
     collectionId: t.exposeID('collectionId', { description: 'The collection holding the prompt.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     lastUpdatedAt: t.expose('lastUpdatedAt', { type: 'DateTime', description: 'When it last changed.' }),
-    currentVersion: t.field({
+    currentVersion: t.loadable({
       type: PromptVersionRef,
       description: 'The current version, with its parameters, virtual key, tools and label.',
-      resolve: (prompt, _args, ctx) => prompts.currentVersion(ctx.em, prompt),
+      load: (keys: string[], ctx) => currentVersionsOf(ctx.em, keys),
+      resolve: currentVersionKey,
     }),
     versions: t.loadableList({
       type: PromptVersionRef,
@@ -174,6 +174,6 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: 'JSON', required: true, description: 'Portkey’s completions body: `{variables, stream?, …hyperparameters}`.' }),
       ...virtualKeyArgs,
     },
-    resolve: (_root, args, ctx) => dataPlane(ctx, () => createPromptCompletion(ctx, args.promptId, parseContract(contract.renderPromptContract, args.input), args.virtualKey)),
+    resolve: (_root, args, ctx) => createPromptCompletion(ctx, args.promptId, parseContract(contract.renderPromptContract, args.input), args.virtualKey),
   }),
 }));

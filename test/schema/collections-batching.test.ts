@@ -189,3 +189,19 @@ it('statements for the same query grow with the depth asked for, not the rows', 
   const { statements: deep } = await measure(big.rootId);
   expect(deep).toBeGreaterThan(smallShallow);
 });
+
+it('a page of prompts with their current versions costs the same statements for 2 prompts and for hundreds', async () => {
+  const PAGE = `query($size: Int!) { prompts(pageSize: $size) { total data { id version currentVersion { id version template } } } }`;
+  const run = async (size: number) => {
+    statements = 0;
+    const g = await t.graphql(PAGE, { size });
+    expect(g.errors, JSON.stringify(g.errors)).toBeUndefined();
+    return { statements, data: g.data.prompts };
+  };
+  const few = await run(2);
+  const many = await run(1000);
+  expect(many.data.total).toBe(small.prompts + big.prompts);
+  expect(many.data.data).toHaveLength(small.prompts + big.prompts);
+  for (const prompt of many.data.data) expect(prompt.currentVersion).toMatchObject({ id: expect.any(String), version: prompt.version });
+  expect(many.statements).toBe(few.statements);
+});

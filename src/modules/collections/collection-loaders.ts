@@ -91,6 +91,24 @@ export async function promptVersionsOf(em: EntityManager, promptIds: readonly st
   return groupBy(promptIds, rows, (row) => row.promptId);
 }
 
+/** The key `currentVersionsOf` loads a prompt's current version by. */
+export const currentVersionKey = (prompt: Pick<Prompt, 'id' | 'version'>): string => `${prompt.id}@${prompt.version}`;
+
+/**
+ * The current version of each prompt, by `currentVersionKey`: one query per chunk of prompts (the
+ * rows of those prompts at any of the wanted version numbers; the exact pairs are picked here, as
+ * a long OR of pairs would exceed SQLite's expression depth).
+ */
+export async function currentVersionsOf(em: EntityManager, keys: readonly string[]): Promise<PromptVersion[]> {
+  const rows = await findIn(keys, (chunk) => {
+    const pairs = chunk.map((key) => key.split('@'));
+    const versions = [...new Set(pairs.map(([, version]) => Number(version)))];
+    return em.find(PromptVersionSchema, { promptId: { $in: pairs.map(([id]) => id) }, version: { $in: versions } });
+  });
+  const byKey = new Map(rows.map((row) => [currentVersionKey({ id: row.promptId, version: row.version }), row]));
+  return keys.map((key) => byKey.get(key)!);
+}
+
 export async function workspacesByIds(em: EntityManager, ids: readonly string[]): Promise<Array<Workspace | null>> {
   const rows = await findIn(ids, (chunk) => em.find(WorkspaceSchema, { id: { $in: chunk } }));
   const byId = new Map(rows.map((row) => [row.id, row]));

@@ -166,11 +166,6 @@ export async function listPrompts(ctx: ServiceContext, input: ListPromptsInput):
   return findPage(ctx.em, PromptSchema, where, input);
 }
 
-/** The row of the prompt's current version. */
-export function currentVersion(em: EntityManager, prompt: Prompt): Promise<PromptVersion> {
-  return em.findOneOrFail(PromptVersionSchema, { promptId: prompt.id, version: prompt.version });
-}
-
 /** One version of a visible prompt, by its id. */
 export async function getPromptVersion(ctx: ServiceContext, idOrSlug: string, versionId: string): Promise<{ prompt: Prompt; version: PromptVersion }> {
   const prompt = await findPrompt(ctx.em, ctx.principal, idOrSlug);
