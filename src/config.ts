@@ -47,6 +47,8 @@ const schema = z.object({
   GRAPHQL_MAX_TOKENS: intFromEnv(5_000, 1),
   RUN_CONCURRENCY: intFromEnv(8, 1, 1000),
   RUN_SWEEP_INTERVAL_MS: intFromEnv(30_000, 100),
+  /** How long an instance's claim on a run it executes holds unless renewed (renewed every third of it). */
+  RUN_LEASE_MS: intFromEnv(15_000, 300),
   MODEL_TIMEOUT_MS: intFromEnv(60_000, 100),
   /** Retries of a chat/embeddings upstream call on 429, 5xx or a connection error, before its first byte. */
   MODEL_MAX_RETRIES: intFromEnv(2, 0, 10),

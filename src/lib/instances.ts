@@ -10,11 +10,14 @@ import { randomUUID } from 'node:crypto';
 export interface Instances {
   /** This instance, as written in the leases it holds. */
   readonly id: string;
+  /** No other process uses the database (SQLite): whatever a start finds unfinished was left behind. */
+  readonly alone: boolean;
   /** True when this instance runs the sweeps now. */
   leads(): Promise<boolean>;
 }
 
 export const singleInstance: Instances = {
   id: randomUUID(),
+  alone: true,
   leads: async () => true,
 };

@@ -50,6 +50,7 @@ interface Part {
 
 export class PgBus implements Bus, Instances {
   readonly id = randomUUID();
+  readonly alone = false;
   private client: RawPgClient | null = null;
   private connecting: Promise<RawPgClient> | null = null;
   private sending: Promise<unknown> = Promise.resolve();

@@ -27,10 +27,12 @@ export const policiesModule: DomainModule = {
   // Policies written before the term index existed are indexed once, before any request.
   migrations: policyIndexMigrations,
   start(runtime) {
+    // Only the sweep leader sweeps when several instances share the database (src/lib/instances.ts).
     const sweep = () => {
       if (runtime.shutdown.aborted) return;
-      usageEngine(runtime)
-        .sweepStaleReservations(staleReservationAgeMs(runtime))
+      runtime.instances
+        .leads()
+        .then((leads) => (leads ? usageEngine(runtime).sweepStaleReservations(staleReservationAgeMs(runtime)) : undefined))
         .catch((error: unknown) => runtime.logger.error({ err: error }, 'usage reservation sweep failed'));
     };
     const timer = setInterval(sweep, SWEEP_INTERVAL_MS);

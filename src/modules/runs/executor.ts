@@ -18,6 +18,7 @@ import { MessageSchema, type Message } from './message.entity.js';
 import { ModelError, stepErrorOf, type ModelRequest, type ToolCall, type Usage } from './models/model.js';
 import { modelRegistry } from './models/registry.js';
 import { nextOrdinal } from './ordinal.js';
+import { claimRun, releaseRun, renewLeases } from './run-lease.js';
 import { RunStepSchema, type RunStep } from './run-step.entity.js';
 import { commitRun, failRun, runEvent, runSummary, settleCancelled, type RunTx } from './run-store.js';
 import { RunSchema, type Run } from './run.entity.js';
@@ -30,6 +31,9 @@ class StopReason extends Error {
   }
 }
 
+/** Cancels travel between instances on this topic (the run id). */
+const RUN_CANCEL_TOPIC = 'runs.cancel';
+
 export const SHUTDOWN_ERROR = { code: 'server_error', message: 'The gateway shut down while the run was in progress.' };
 export const INTERNAL_ERROR = { code: 'server_error', message: 'The run failed because of an internal error in the gateway.' };
 
@@ -38,8 +42,12 @@ export class RunExecutor {
   private readonly jobs = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
+  private renewing: ReturnType<typeof setInterval> | null = null;
 
-  constructor(private readonly runtime: Runtime) {}
+  constructor(private readonly runtime: Runtime) {
+    // A cancel received by another instance reaches the job wherever it runs.
+    runtime.pubsub.on(RUN_CANCEL_TOPIC, (runId) => this.abortJob(runId as string));
+  }
 
   /** Queues a run for execution (after the commit that made it `queued`). Idempotent. */
   enqueue(runId: string): void {
@@ -48,16 +56,40 @@ export class RunExecutor {
     this.pump();
   }
 
-  /** Aborts the run's model call if this process is executing it; the job then settles the cancel. */
+  /**
+   * Aborts the run's model call wherever it executes (this process at once, another instance
+   * through the pub/sub); the job then settles the cancel. True when this process executes it.
+   */
   cancel(runId: string): boolean {
+    if (this.abortJob(runId)) return true;
+    this.runtime.pubsub.publish(RUN_CANCEL_TOPIC, runId);
+    return false;
+  }
+
+  private abortJob(runId: string): boolean {
     const job = this.jobs.get(runId);
     if (!job) return false;
     job.controller.abort(new StopReason('cancel'));
     return true;
   }
 
+  /** Renews this instance's leases while it executes anything (a third of the lease apart). */
+  private startRenewing(): ReturnType<typeof setInterval> {
+    const timer = setInterval(() => {
+      if (this.jobs.size === 0) return;
+      renewLeases(this.runtime).catch((error: unknown) => this.runtime.logger.error({ err: error }, 'run lease renewal failed'));
+    }, Math.floor(this.runtime.config.RUN_LEASE_MS / 3));
+    timer.unref();
+    return timer;
+  }
+
   isRunning(runId: string): boolean {
     return this.jobs.has(runId);
+  }
+
+  /** Executing or queued in this process. */
+  has(runId: string): boolean {
+    return this.jobs.has(runId) || this.waiting.includes(runId);
   }
 
   /** Resolves when nothing is queued or executing (tests; shutdown). */
@@ -72,6 +104,7 @@ export class RunExecutor {
     this.waiting.length = 0;
     for (const job of this.jobs.values()) job.controller.abort(new StopReason('shutdown'));
     await Promise.allSettled([...this.jobs.values()].map((job) => job.done));
+    if (this.renewing) clearInterval(this.renewing);
     this.notifyIdle();
   }
 
@@ -103,12 +136,21 @@ export class RunExecutor {
     // Stopped before it started: the run stays queued and is resumed at the next start.
     if (signal.aborted) return;
     const { runtime } = this;
+    // Exactly one instance executes a run: the one whose lease claim wins (run-lease.ts).
+    if (!(await claimRun(runtime, runId, 'queued'))) {
+      const row = await runtime.fork().findOne(RunSchema, { id: runId }, { fields: ['status'] });
+      // Still queued: another instance holds it. Otherwise it moved on (a cancel, say) before it started.
+      if (row?.status !== 'queued') await this.settleIfCancelling(runId);
+      return;
+    }
+    this.renewing ??= this.startRenewing();
     // The move to in_progress is written with the job's first progress (RunJob.write).
     const run = await runtime.fork().findOne(RunSchema, { id: runId });
     if (run?.status !== 'queued') {
       await this.settleIfCancelling(runId);
       return;
     }
+    if (signal.aborted) return releaseRun(runtime, runId);
     const job = new RunJob(runtime, run, signal);
     try {
       await job.execute();
@@ -123,8 +165,9 @@ export class RunExecutor {
     const log = this.runtime.logger.child({ runId });
     await job.settled();
     if (reason instanceof StopReason && reason.kind === 'shutdown') {
-      // Never started as far as the database knows: it stays queued for the next start.
+      // Never started as far as the database knows: it stays queued for the next start (or instance).
       if (job.started) await failRun(this.runtime, runId, 'in_progress', SHUTDOWN_ERROR);
+      else await releaseRun(this.runtime, runId);
       return;
     }
     if (reason instanceof StopReason || error instanceof RunMovedError || !(await job.start())) {

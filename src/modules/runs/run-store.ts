@@ -9,6 +9,7 @@ import type { Runtime } from '../../runtime.js';
 import { onRunFinished, type RunSummary } from './admission.js';
 import { appendEvents, appendFirstEvents, execute, publishEvents, type EventDraft, type RunEventRecord } from './event-log.js';
 import { MessageSchema } from './message.entity.js';
+import { moveEndsLease } from './run-lease.js';
 import { stepErrorOf } from './models/model.js';
 import { RunStepSchema, type StepStatus } from './run-step.entity.js';
 import { RunSchema, type Run } from './run.entity.js';
@@ -62,10 +63,13 @@ export class RunTx {
   /**
    * Moves the run from `from` to `to` if it is still in `from` (one conditional UPDATE: of two
    * racing writers exactly one wins), and stamps the lifecycle fields. Null when it was not.
-   * Terminal moves also free the thread and are reported to the run-finished hooks.
+   * Terminal moves also free the thread and are reported to the run-finished hooks. A move that
+   * ends the executing job's part also clears the run's lease (run-lease.ts).
    */
   async move(runId: string, from: RunStatus, to: RunStatus): Promise<Run | null> {
-    const won = await execute(this.tx, 'update runs set status = ? where id = ? and status = ?', [to, runId, from]);
+    const won = moveEndsLease(to)
+      ? await execute(this.tx, 'update runs set status = ?, lease_owner = null, lease_expires_at = null where id = ? and status = ?', [to, runId, from])
+      : await execute(this.tx, 'update runs set status = ? where id = ? and status = ?', [to, runId, from]);
     if (won !== 1) return null;
     // A run this transaction already moved is current in its identity map; any other is read afresh.
     const run = this.moved.get(runId) ?? (await this.tx.findOneOrFail(RunSchema, { id: runId }, { refresh: true }));

@@ -61,6 +61,12 @@ export const RunSchema = defineEntity({
     apiKeyId: p.uuid().nullable(),
     /** The last sequence number of the run's event log. */
     eventSeq: p.integer(),
+    /**
+     * The instance executing the run and until when (Unix ms) its claim holds unless renewed
+     * (run-lease.ts): another instance takes the run over only once the lease has expired.
+     */
+    leaseOwner: p.string().nullable(),
+    leaseExpiresAt: p.bigint('number').nullable(),
     updatedAt: p.datetime(),
   }),
 });

@@ -18,7 +18,7 @@ export const runsModule: DomainModule = {
   entities: [AssistantSchema, ThreadSchema, MessageSchema, RunSchema, RunStepSchema, RunEventSchema],
   async start(runtime) {
     runtime.singleton('runs.sweep', () => startSweep(runtime));
-    await recoverRuns(runtime);
+    await recoverRuns(runtime, { atStart: true });
   },
   async stop(runtime) {
     runtime.singleton<() => void>('runs.sweep', () => () => {})();

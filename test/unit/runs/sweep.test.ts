@@ -7,6 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../../src/lib/clock.js';
+import { singleInstance, type Instances } from '../../../src/lib/instances.js';
 import { startSweep } from '../../../src/modules/runs/recovery.js';
 import type { Runtime } from '../../../src/runtime.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
@@ -100,12 +101,13 @@ describe('startSweep on a stub runtime', () => {
   });
 
   /** Just what sweepExpiredRuns and startSweep touch; `find` is the sweep's one query. */
-  function stubRuntime(find: () => Promise<unknown[]>) {
+  function stubRuntime(find: () => Promise<unknown[]>, instances: Instances = singleInstance) {
     const shutdown = new AbortController();
     const logged: unknown[][] = [];
     const calls = { find: 0 };
     const runtime = {
       config: { RUN_SWEEP_INTERVAL_MS: 100 },
+      instances,
       shutdown: shutdown.signal,
       clock: new ManualClock(new Date('2026-03-01T10:00:00.000Z')),
       logger: { error: (...args: unknown[]) => logged.push(args) },
@@ -166,7 +168,7 @@ describe('startSweep on a stub runtime', () => {
     });
     startSweep(runtime);
     await vi.advanceTimersByTimeAsync(100);
-    expect(logged).toEqual([[{ err: failure }, 'run expiry sweep failed']]);
+    expect(logged).toEqual([[{ err: failure }, 'run sweep failed']]);
     await vi.advanceTimersByTimeAsync(100);
     expect(calls.find).toBe(2);
     expect(logged).toHaveLength(1);
@@ -187,5 +189,17 @@ describe('startSweep on a stub runtime', () => {
     startSweep(b.runtime);
     await vi.advanceTimersByTimeAsync(500);
     expect(b.calls.find).toBe(0);
+  });
+
+  it('an instance that is not the sweep leader never sweeps (another instance on the database does)', async () => {
+    vi.useFakeTimers();
+    let asked = 0;
+    const follower: Instances = { id: 'follower', alone: false, leads: async () => (asked++, false) };
+    const { runtime, shutdown, calls } = stubRuntime(async () => [], follower);
+    startSweep(runtime);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(asked).toBe(5);
+    expect(calls.find).toBe(0);
+    shutdown.abort();
   });
 });
