@@ -9,6 +9,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../src/lib/paging.j
 import { parseContract } from '../src/lib/contract.js';
 import { builder } from './builder.js';
 import { ChatCompletionResultRef, virtualKeyArgs } from './chat.js';
+import { dataPlane } from './data-plane.js';
 import { contractInputType, parseInput } from './contract-input.js';
 
 /*
@@ -174,6 +175,6 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: 'JSON', required: true, description: 'Portkey’s completions body: `{variables, stream?, …hyperparameters}`.' }),
       ...virtualKeyArgs,
     },
-    resolve: (_root, args, ctx) => createPromptCompletion(ctx, args.promptId, parseContract(contract.renderPromptContract, args.input), args.virtualKey),
+    resolve: (_root, args, ctx) => dataPlane(ctx, () => createPromptCompletion(ctx, args.promptId, parseContract(contract.renderPromptContract, args.input), args.virtualKey)),
   }),
 }));
