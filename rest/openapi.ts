@@ -113,10 +113,19 @@ function namingOperation(row: RouteRow, named: Set<string>): string | undefined 
   return operation;
 }
 
-/** `RestCreateIntegration` → `createIntegration`; a row without an operation is named for its path. */
+/** `RestCreateIntegration` → `createIntegration`; a row without an operation is named for its method and path. */
 function operationId(row: RouteRow, operation: string | undefined): string {
-  const name = operation?.replace(/^Rest/, '') ?? `get${row.path.split(/[/._-]/).filter(Boolean).map((p) => p[0].toUpperCase() + p.slice(1)).join('')}`;
+  const name = operation?.replace(/^Rest/, '') ?? `${row.method.toLowerCase()}${pathWords(row.path)}`;
   return name[0].toLowerCase() + name.slice(1);
+}
+
+/** `/v1/openapi.json` → `Openapi`: the path's words after `/v1`, without parameters or extension. */
+function pathWords(path: string): string {
+  const words = path.replace(/^\/v1\//, '').replace(/\.\w+$/, '').split(/[/_-]/);
+  return words
+    .filter((word) => word && !word.startsWith(':'))
+    .map((word) => word[0].toUpperCase() + word.slice(1).toLowerCase())
+    .join('');
 }
 
 /** `/v1/integrations/:slug/workspaces` → `integrations`. */

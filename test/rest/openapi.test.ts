@@ -117,6 +117,7 @@ describe('GET /v1/openapi.json', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const op of operations) expect(op.summary, op.operationId).toMatch(/\S/);
     expect(doc.paths['/v1/collections/{collectionId}'].get.operationId).toBe('getCollection');
+    expect(doc.paths['/v1/openapi.json'].get).toMatchObject({ operationId: 'getOpenapi', tags: ['openapi'], security: [] });
   });
 
   it('resolves every $ref', () => {
