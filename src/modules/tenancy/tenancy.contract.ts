@@ -19,11 +19,20 @@ export const workspaceId = z.string().superRefine((value, ctx) => {
   if (!value.trim()) refuseWhole(ctx, 'invalid_value', "'workspace_id' must be a workspace id or slug.");
 });
 
-/** A slug chosen by the caller: usable wherever an id is, so never UUID-shaped. */
-const slug = z.string().superRefine((value, ctx) => {
-  if (!SLUG_PATTERN.test(value) || value.length > SLUG_MAX || isUuid(value)) {
-    refuseWhole(ctx, 'invalid_value', `'slug' must be 1–${SLUG_MAX} letters, digits, '-' or '_' (and not a UUID).`);
+/**
+ * The rule for every slug a caller chooses (workspaces, integrations, providers): 1–64 of
+ * `[a-zA-Z0-9_-]`, and usable wherever an id is, so never UUID-shaped. The problem's message, or null.
+ */
+export function slugProblem(slug: unknown, param: string): string | null {
+  if (typeof slug !== 'string' || !SLUG_PATTERN.test(slug) || slug.length > SLUG_MAX || isUuid(slug)) {
+    return `'${param}' must be 1–${SLUG_MAX} letters, digits, '-' or '_' (and not a UUID).`;
   }
+  return null;
+}
+
+const slug = z.string().superRefine((value, ctx) => {
+  const problem = slugProblem(value, 'slug');
+  if (problem) refuseWhole(ctx, 'invalid_value', problem);
 });
 
 export const createWorkspaceContract = z.object({
