@@ -193,6 +193,7 @@ export const ERROR_CODES = {
   missing_virtual_key: [400, 'Model work without a virtual key header.'],
   virtual_key_mismatch: [400, 'Tool outputs submitted with another virtual key than the run’s.'],
   model_price_unknown: [400, 'A cost budget applies but the model has no price.'],
+  model_not_offered: [400, 'A model the integration does not offer (disabled, or not enabled while allow_all_models is off).'],
   ambiguous_slug: [400, 'A slug that names objects in several workspaces.'],
   collection_cycle: [400, 'A collection moved under itself or a descendant.'],
   collection_archived: [400, 'A change to an archived collection.'],

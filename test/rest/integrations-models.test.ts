@@ -78,9 +78,16 @@ describe('the local integration', () => {
     expect(logged?.cost).toBeCloseTo(dollars, 9);
   });
 
-  it('a disabled model leaves GET /v1/models; enabling it again brings it back', async () => {
+  it('a disabled model leaves GET /v1/models and is refused before any model work (chat and runs); enabling it again brings it back', async () => {
     expectJson(await t.request('PUT', '/v1/integrations/local/models', { body: { models: [{ slug: 'house-model', enabled: false }] } }), 200, {});
     expect(await modelIds()).toEqual(['@local/local']);
+    const refused = error("Model 'house-model' is not offered by integration 'local': enable it with PUT /v1/integrations/local/models.", 'model', 'model_not_offered');
+    const chat = await t.request('POST', '/v1/chat/completions', { body: { model: '@local/house-model', messages: [{ role: 'user', content: 'Hi' }] } });
+    expectJson(chat, 400, refused);
+    const beta = { 'OpenAI-Beta': 'assistants=v2', 'x-gateway-virtual-key': 'local' };
+    const assistant = await t.request('POST', '/v1/assistants', { body: { model: 'house-model' }, headers: beta });
+    const run = await t.request('POST', '/v1/threads/runs', { body: { assistant_id: assistant.body.id, thread: { messages: [{ role: 'user', content: 'Hi' }] } }, headers: beta });
+    expectJson(run, 400, refused);
     // Left out, the price stays.
     const models = (await t.request('GET', '/v1/integrations/local/models')).body.models;
     expect(models[1]).toEqual(model('house-model', { enabled: false, is_custom: true, pricing_config: priced(0.1, 0.2) }));
@@ -123,6 +130,9 @@ describe('an openai integration', () => {
       {},
     );
     expect((await modelIds()).filter((id) => id.startsWith('@oa/'))).toEqual(['@oa/gpt-4o-mini', '@oa/my-finetune']);
+    // Not set one by one while allow_all_models is off: refused before the (unreachable) upstream is tried.
+    const chat = await t.request('POST', '/v1/chat/completions', { body: { model: '@oa/gpt-4o', messages: [{ role: 'user', content: 'Hi' }] } });
+    expectJson(chat, 400, error("Model 'gpt-4o' is not offered by integration 'oa': enable it with PUT /v1/integrations/oa/models.", 'model', 'model_not_offered'));
     const models = (await t.request('GET', '/v1/integrations/oa/models')).body.models;
     expect(models.find((m: { slug: string }) => m.slug === 'gpt-4o-mini')).toEqual(model('gpt-4o-mini', { pricing_config: priced(0.00001, 0.00004) }));
     // No price known for a custom model: pricing_config is left out (cost limits refuse it).

@@ -63,7 +63,7 @@ describe('the local virtual key, with no setup', () => {
     const resolved = await resolve(defaultId, 'local');
     expect(resolved).toEqual({
       provider: { id: expect.stringMatching(UUID), slug: 'local', workspaceId: defaultId, inputGuardrails: [], outputGuardrails: [] },
-      integration: { id: localIntegrationId, slug: 'local', aiProviderId: 'local', baseUrl: null, defaultModel: null, prices: null, openaiOrganization: null },
+      integration: { id: localIntegrationId, slug: 'local', aiProviderId: 'local', baseUrl: null, defaultModel: null, prices: null, openaiOrganization: null, models: null },
       access: { id: expect.stringMatching(UUID), enabled: true, usageLimit: null, rateLimit: null },
     });
     expect(resolved.integration.apiKey).toBeNull();
@@ -92,7 +92,7 @@ describe('resolveProvider', () => {
     const resolved = await resolve(defaultId, 'openai');
     expect(resolved).toEqual({
       provider: { id: expect.stringMatching(UUID), slug: 'openai', workspaceId: defaultId, inputGuardrails: [], outputGuardrails: [] },
-      integration: { id: openaiId, slug: 'openai', aiProviderId: 'openai', baseUrl: 'http://127.0.0.1:9/v1', defaultModel: 'gpt-4o-mini', prices: { 'my-model': { input: 1, output: 2 } }, openaiOrganization: null },
+      integration: { id: openaiId, slug: 'openai', aiProviderId: 'openai', baseUrl: 'http://127.0.0.1:9/v1', defaultModel: 'gpt-4o-mini', prices: { 'my-model': { input: 1, output: 2 } }, openaiOrganization: null, models: null },
       access: {
         id: expect.stringMatching(UUID),
         enabled: true,

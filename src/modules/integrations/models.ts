@@ -33,6 +33,16 @@ export function catalogueOf(aiProviderId: AiProviderId): readonly string[] {
   return CATALOGUES[aiProviderId];
 }
 
+/**
+ * Whether a request may use `model`: a model set one by one is offered when enabled; any other one
+ * (catalogue or not) while `allow_all_models` is on. The data plane refuses the rest.
+ */
+export function isOffered(stored: IntegrationModels | null | undefined, model: string): boolean {
+  const settings = stored ?? DEFAULT_MODELS;
+  const setting = settings.models.find((m) => m.slug === model);
+  return setting ? setting.enabled : settings.allowAllModels;
+}
+
 export interface OfferedModel extends ModelSetting {
   /** US dollars per million tokens; undefined when no price is known. */
   price: ModelPrice | undefined;

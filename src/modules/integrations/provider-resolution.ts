@@ -8,6 +8,7 @@ import { decryptSecret } from '../../lib/crypto.js';
 import type { Runtime } from '../../runtime.js';
 import { IntegrationSchema, type AiProviderId } from './integration.entity.js';
 import { EMPTY_CONFIGURATIONS, type RateLimit, type UsageLimit } from './limits.js';
+import type { IntegrationModels } from './models.js';
 import { ProviderSchema } from './provider.entity.js';
 import { WorkspaceAccessSchema } from './workspace-access.entity.js';
 
@@ -24,6 +25,8 @@ export interface ResolvedProvider {
     prices: Record<string, { input: number; output: number }> | null;
     /** Sent upstream as `OpenAI-Organization` by the openai provider; null: none. */
     openaiOrganization: string | null;
+    /** Which models it offers (`PUT /v1/integrations/{slug}/models`); null: every model. */
+    models: IntegrationModels | null;
   };
   access: {
     id: string;
@@ -78,6 +81,7 @@ async function loadProvider(em: EntityManager, runtime: Runtime, workspaceId: st
     defaultModel: configurations.defaultModel ?? null,
     prices: configurations.prices ?? null,
     openaiOrganization: configurations.openaiOrganization ?? null,
+    models: configurations.models ?? null,
   } as ResolvedProvider['integration'];
   // Not enumerable: JSON.stringify, pino and object spreads leave it out, so logging a resolved
   // provider (or any part of it) cannot leak the key. Read it as `resolved.integration.apiKey`.

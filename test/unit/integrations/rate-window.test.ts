@@ -42,7 +42,7 @@ describe('rateLimitHeaders', () => {
 describe('workspaceAccessLimitSpec', () => {
   const resolved = (usageLimit: ResolvedProvider['access']['usageLimit']): ResolvedProvider => ({
     provider: { id: 'p', slug: 'openai', workspaceId: 'ws-1', inputGuardrails: [], outputGuardrails: [] },
-    integration: { id: 'int-1', slug: 'openai', aiProviderId: 'openai', baseUrl: null, apiKey: null, defaultModel: null, prices: null, openaiOrganization: null },
+    integration: { id: 'int-1', slug: 'openai', aiProviderId: 'openai', baseUrl: null, apiKey: null, defaultModel: null, prices: null, openaiOrganization: null, models: null },
     access: { id: 'acc-1', enabled: true, usageLimit, rateLimit: null },
   });
   it('is null without a usage limit', () => {
