@@ -1,18 +1,11 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { SLUG_PATTERN } from '../tenancy/tenancy.service.js';
+import { slugProblem } from '../tenancy/tenancy.contract.js';
 import { IntegrationSchema, type Integration } from './integration.entity.js';
 
-export const SLUG_MAX = 64;
-
-/** Slugs of integrations and providers: 1–64 of `[a-zA-Z0-9_-]`, and not UUID-shaped (ids are accepted where slugs are). */
-export function slugProblem(slug: unknown, param: string): string | null {
-  if (typeof slug !== 'string' || !SLUG_PATTERN.test(slug) || slug.length > SLUG_MAX || isUuid(slug)) {
-    return `'${param}' must be 1–${SLUG_MAX} letters, digits, '-' or '_' (and not a UUID).`;
-  }
-  return null;
-}
+// Slugs of integrations and providers follow the one slug rule (ids are accepted where slugs are).
+export { SLUG_MAX, slugProblem } from '../tenancy/tenancy.contract.js';
 
 export function validateSlug(slug: unknown, param = 'slug'): string {
   const problem = slugProblem(slug, param);
