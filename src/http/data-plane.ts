@@ -2,8 +2,8 @@
  * Data-plane requests are the ones that make a model work (create run, create thread and run,
  * submit tool outputs, over REST or GraphQL). Every response to one carries the time it spent in
  * the gateway: the REST layer marks its data-plane rows as soon as the route matched (so a 400 or
- * 401 on them carries it too), the runs engine marks any request that reaches admission (GraphQL
- * mutations included), and the edge stamps the header when the response is ready.
+ * 401 on them carries it too), the resolvers of model work mark theirs (`schema/data-plane.ts`:
+ * GraphQL mutations included), and the edge stamps the header when the response is ready.
  */
 import type { Plugin } from 'graphql-yoga';
 import type { Metrics } from '../lib/metrics.js';
