@@ -6,7 +6,7 @@
  * byte of an answer, so nothing a caller saw is ever repeated.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { redactSecrets } from '../../lib/redact.js';
+import { safeUpstreamText, unreachableMessage, UpstreamDeadline, upstreamHeaders } from '../../lib/upstream-http.js';
 import { sseData } from '../runs/models/openai-chat.js';
 import type { WireBody } from './chat-request.js';
 import type { ModelProvider, ProviderCall } from './provider.js';
@@ -60,7 +60,7 @@ export class OpenAIProvider implements ModelProvider {
           }
           const error = chunk.error as { message?: unknown } | undefined;
           if (error && typeof error === 'object') {
-            throw new UpstreamError(502, `The model provider reported an error: ${redactSecrets(String(error.message ?? ''), [secret])}`, 'upstream_error');
+            throw new UpstreamError(502, `The model provider reported an error: ${safeUpstreamText(String(error.message ?? ''), [secret])}`, 'upstream_error');
           }
           yield chunk;
         }
@@ -98,11 +98,9 @@ export class OpenAIProvider implements ModelProvider {
    * ends the connection (a no-op after a full read).
    */
   private async open(path: string, body: WireBody, signal: AbortSignal) {
-    const { baseUrl, apiKey, organization, timeoutMs, retries, backoffMs } = this.options;
+    const { baseUrl, apiKey, timeoutMs, retries, backoffMs } = this.options;
     const url = `${baseUrl.replace(/\/+$/, '')}${path}`;
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-    if (organization) headers['openai-organization'] = organization;
+    const headers = upstreamHeaders(this.options);
     const payload = JSON.stringify(body);
 
     for (let attempt = 0; ; attempt++) {
@@ -110,19 +108,13 @@ export class OpenAIProvider implements ModelProvider {
       // AbortSignal.any links without a listener on the long-lived caller signal (shared by every
       // call in flight, which would otherwise collect one listener per call).
       const linked = AbortSignal.any([signal, controller.signal]);
-      let timedOut = false;
+      const deadline = new UpstreamDeadline(timeoutMs, () => controller.abort());
       const waitFor = async <T>(promise: Promise<T>): Promise<T> => {
-        const timer = setTimeout(() => {
-          timedOut = true;
-          controller.abort();
-        }, timeoutMs);
         try {
-          return await promise;
+          return await deadline.wait(promise);
         } catch (error) {
-          if (timedOut) throw new UpstreamError(504, `The model provider did not respond within ${timeoutMs} ms.`, 'upstream_timeout');
+          if (deadline.timedOut) throw new UpstreamError(504, deadline.message, 'upstream_timeout');
           throw error;
-        } finally {
-          clearTimeout(timer);
         }
       };
       const release = () => controller.abort();
@@ -141,10 +133,7 @@ export class OpenAIProvider implements ModelProvider {
         release();
         if (signal.aborted) throw signal.reason ?? error;
         if (error instanceof UpstreamError && (error.code !== 'upstream_timeout' || attempt >= retries)) throw error;
-        if (!(error instanceof UpstreamError) && attempt >= retries) {
-          const code = (error as { cause?: { code?: unknown } })?.cause?.code;
-          throw new UpstreamError(502, `The model provider could not be reached${typeof code === 'string' ? ` (${code})` : ''}.`, 'upstream_unreachable');
-        }
+        if (!(error instanceof UpstreamError) && attempt >= retries) throw new UpstreamError(502, unreachableMessage(error), 'upstream_unreachable');
       }
       await sleep(retryAfterMs ?? backoffMs * 2 ** attempt, undefined, { signal });
     }
@@ -160,7 +149,7 @@ function retryAfter(header: string | null): number | null {
   return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
 }
 
-/** The upstream's status and message (its `error.message`, or its text), secrets removed. */
+/** The upstream's status and message (its `error.message`, or its text), made safe to show. */
 async function upstreamError(response: Response, apiKey: string, waitFor: <T>(p: Promise<T>) => Promise<T>): Promise<UpstreamError> {
   let message = '';
   let code: string | null = null;
@@ -180,15 +169,15 @@ async function upstreamError(response: Response, apiKey: string, waitFor: <T>(p:
   } catch {
     // No readable body: the status alone speaks.
   }
-  message = redactSecrets(message.trim(), [apiKey]);
-  if (message.length > 500) message = `${message.slice(0, 500)}…`;
+  message = safeUpstreamText(message, [apiKey]);
+  const safeCode = safeUpstreamText(code, [apiKey]);
   const headers: Record<string, string> = {};
   const after = response.headers.get('retry-after');
   if (after) headers['retry-after'] = after;
   return new UpstreamError(
     response.status,
     message ? `The model provider answered HTTP ${response.status}: ${message}` : `The model provider answered HTTP ${response.status}.`,
-    code ? redactSecrets(code, [apiKey]) : 'upstream_error',
+    safeCode || 'upstream_error',
     headers,
   );
 }

@@ -18,12 +18,8 @@ import {
   type ToolCall,
   type Usage,
 } from './model.js';
-import { redactSecrets } from '../../../lib/redact.js';
+import { safeUpstreamText, unreachableMessage, UpstreamDeadline, upstreamHeaders } from '../../../lib/upstream-http.js';
 import { countPromptTokens, countTokensAsync, countToolCallTokens } from './tokens.js';
-
-/** How much of an upstream error message is read, and how much of it is shown. */
-const UPSTREAM_TEXT_SCAN = 4000;
-const UPSTREAM_TEXT_SHOWN = 300;
 
 export interface OpenAIChatOptions {
   /** Up to and including the version segment, e.g. `https://api.openai.com/v1`. */
@@ -75,32 +71,14 @@ export class OpenAIChatModel implements ModelAdapter {
     const onAbort = () => controller.abort();
     req.signal?.addEventListener('abort', onAbort, { once: true });
 
-    // The timer runs only while we wait on the upstream, never while our consumer is busy.
-    let timedOut = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const waitFor = async <T>(promise: Promise<T>): Promise<T> => {
-      timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, timeoutMs);
-      try {
-        return await promise;
-      } finally {
-        clearTimeout(timer);
-      }
-    };
+    const deadline = new UpstreamDeadline(timeoutMs, () => controller.abort());
+    const waitFor = <T>(promise: Promise<T>): Promise<T> => deadline.wait(promise);
 
     try {
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-      };
-      if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-      if (this.options.organization) headers['openai-organization'] = this.options.organization;
       const response = await waitFor(
         this.fetch(this.url, {
           method: 'POST',
-          headers,
+          headers: upstreamHeaders(this.options, { accept: 'text/event-stream' }),
           body: JSON.stringify(toChatCompletionBody(req)),
           signal: controller.signal,
         }),
@@ -159,20 +137,10 @@ export class OpenAIChatModel implements ModelAdapter {
       yield { type: 'done', finishReason, usage };
     } catch (error) {
       if (req.signal?.aborted) throw abortReason(req.signal);
-      if (timedOut) {
-        throw new ModelError('server_error', `The model provider did not respond within ${timeoutMs} ms.`, {
-          cause: error,
-        });
-      }
+      if (deadline.timedOut) throw new ModelError('server_error', deadline.message, { cause: error });
       if (error instanceof ModelError) throw error;
-      const code = (error as { cause?: { code?: unknown } })?.cause?.code;
-      throw new ModelError(
-        'server_error',
-        `The model provider could not be reached${typeof code === 'string' ? ` (${code})` : ''}.`,
-        { cause: error },
-      );
+      throw new ModelError('server_error', unreachableMessage(error), { cause: error });
     } finally {
-      clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
       // Releases the connection when the consumer stops early; a no-op after a full read.
       controller.abort();
@@ -312,19 +280,8 @@ async function httpError(
   return new ModelError('server_error', `The model provider answered HTTP ${status}${detail}`, { status });
 }
 
-/**
- * `: <upstream message>` with every recognisable form of the key removed (src/lib/redact.ts),
- * control characters flattened and the length bounded, or a bare full stop. Upstream text is never
- * shown unfiltered: `last_error` is readable with workspace keys.
- */
+/** `: <upstream message>` as src/lib/upstream-http.ts makes it safe to show, or a bare full stop. */
 function safeDetail(message: string | null | undefined, apiKey: string): string {
-  if (typeof message !== 'string') return '.';
-  // Redact before cutting, so a cut never leaves a key's piece too short to be recognised in view.
-  // A word cut at the scan limit is dropped: a short piece of a key is not recognisable.
-  const scanned = message.length > UPSTREAM_TEXT_SCAN ? message.slice(0, UPSTREAM_TEXT_SCAN).replace(/[^\s]+$/u, '') : message;
-  const flat = scanned.replace(/[\p{Cc}\p{Cf}]+/gu, ' ').trim();
-  if (flat === '') return '.';
-  let text = redactSecrets(flat, [apiKey]);
-  if (text.length > UPSTREAM_TEXT_SHOWN) text = `${text.slice(0, UPSTREAM_TEXT_SHOWN)}…`;
-  return `: ${text}`;
+  const text = safeUpstreamText(message, [apiKey]);
+  return text ? `: ${text}` : '.';
 }

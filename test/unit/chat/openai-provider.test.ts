@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OpenAIProvider } from '../../../src/modules/chat/openai-provider.js';
+import { errorReply, startFakeOpenAI, type FakeOpenAI } from '../../helpers/fake-openai-server.js';
+
+// The chat client shows upstream text as the runs' adapter does (src/lib/upstream-http.ts): the
+// key removed, control characters flattened, at most 300 characters, in HTTP and mid-stream errors.
+
+const API_KEY = 'sk-test-SECRET-0123456789';
+let fake: FakeOpenAI;
+let provider: OpenAIProvider;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  provider = new OpenAIProvider({ baseUrl: fake.url, apiKey: API_KEY, organization: 'org-7', timeoutMs: 5_000, retries: 0, backoffMs: 1 });
+});
+afterAll(() => fake.close());
+
+const call = () => ({ body: { messages: [{ role: 'user', content: 'hi' }] }, model: 'gpt-4o-mini', maxCompletionTokens: null, signal: new AbortController().signal });
+const noisy = `bad\u0000key ${API_KEY}\n${'x'.repeat(400)}`;
+const shown = `bad key [redacted] ${'x'.repeat(300 - 'bad key [redacted] '.length)}…`;
+
+async function failure(run: () => Promise<unknown>): Promise<Error> {
+  try {
+    await run();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('chat openai provider: upstream text', () => {
+  it('an HTTP error shows the upstream message made safe (and sends the organization)', async () => {
+    fake.setScript(errorReply(400, noisy));
+    const error = await failure(() => provider.complete(call()));
+    expect(error.message).toBe(`The model provider answered HTTP 400: ${shown}`);
+    expect(fake.requests.at(-1)!.headers['openai-organization']).toBe('org-7');
+  });
+
+  it('an error inside the stream is cut and flattened the same way', async () => {
+    fake.setScript({ sse: [{ error: { message: noisy } }] });
+    const error = await failure(async () => {
+      for await (const _chunk of await provider.stream(call())) void _chunk;
+    });
+    expect(error.message).toBe(`The model provider reported an error: ${shown}`);
+  });
+});
