@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands, runCli } from '../../src/cli/commands.js';
 import { requestLogWriter } from '../../src/modules/request-log/request-log.writer.js';
+import { testEnv } from '../helpers/database.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-operator-'));
@@ -17,7 +18,7 @@ const env = { DATABASE_URL: `sqlite:${join(dir, 'cli.sqlite')}`, LOG_LEVEL: 'sil
 async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(args, env, (line) => out.push(line), (line) => err.push(line));
+  const code = await runCli(args, await testEnv(env), (line) => out.push(line), (line) => err.push(line));
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -83,6 +84,10 @@ describe('integrations', () => {
     const r = await cli('integrations', 'show', 'nope');
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/^Error: .*nope/);
+    // With --json the failure is JSON too, on stdout.
+    const asJson = await cli('integrations', 'show', 'nope', '--json');
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.out)).toEqual({ error: { message: r.out.replace(/^Error: /, '') } });
   });
 });
 

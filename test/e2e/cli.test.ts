@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/commands.js';
+import { testEnv } from '../helpers/database.js';
 import { createTestApp } from '../helpers/app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
@@ -11,7 +12,7 @@ const env = { DATABASE_URL: `sqlite:${join(dir, 'cli.sqlite')}`, LOG_LEVEL: 'sil
 
 async function cli(...args: string[]): Promise<{ code: number; out: string }> {
   const lines: string[] = [];
-  const code = await runCli(args, env, (line) => lines.push(line));
+  const code = await runCli(args, await testEnv(env), (line) => lines.push(line));
   return { code, out: lines.join('\n') };
 }
 
