@@ -115,7 +115,10 @@ describe('the CLI entry points', () => {
   }, 180_000);
 
   it('exit statuses pass through both entry points: 1 for a failed command, 2 for a mistake (one line on stderr), 0 for --help', async () => {
-    const [failed, unknown, help] = await Promise.all([npmCli('keys', 'revoke', 'not-a-key'), gatehouse('bogus'), gatehouse('--help')]);
+    // One after another: each process loads the app, and a loaded machine runs three at once slowly.
+    const failed = await npmCli('keys', 'revoke', 'not-a-key');
+    const unknown = await gatehouse('bogus');
+    const help = await gatehouse('--help');
     expect(failed).toMatchObject({ code: 1, stdout: "Error: No API key found with id 'not-a-key'.\n" });
     // One line on stderr, no stack trace.
     expect(unknown).toEqual({ code: 2, stdout: '', stderr: "Unknown command: bogus. Run 'gatehouse --help' for the commands.\n" });
