@@ -4,24 +4,18 @@ import type { RequestContext } from '../src/context.js';
 import { AppError, toExtensions } from '../src/errors.js';
 import { Scope } from '../src/auth/tenancy.js';
 import type { Runtime } from '../src/runtime.js';
+import { contextOf, rememberContext } from '../src/http/request-context.js';
 import { requestIdOf } from '../src/http/request-id.js';
 import { callerFacts } from '../src/http/caller-facts.js';
 
 export type { RequestContext, Runtime };
-
-const contexts = new WeakMap<Request, RequestContext>();
-
-/** The context built for this request, if authentication got that far. */
-export function contextOf(request: Request): RequestContext | undefined {
-  return contexts.get(request);
-}
 
 /**
  * Builds the per-request context for both front doors: authenticates (401 before any resolver
  * runs), forks an EntityManager and a request logger.
  */
 export async function createRequestContext(runtime: Runtime, request: Request): Promise<RequestContext> {
-  const existing = contexts.get(request);
+  const existing = contextOf(request);
   if (existing) return existing;
   const { id: requestId, startedAt } = requestIdOf(request);
   let principal;
@@ -48,6 +42,6 @@ export async function createRequestContext(runtime: Runtime, request: Request): 
     response: { headers: {} },
     afterResponse: [],
   };
-  contexts.set(request, context);
+  rememberContext(request, context);
   return context;
 }

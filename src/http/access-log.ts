@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { contextOf } from '../../schema/context.js';
+import { contextOf } from './request-context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../lib/logger.js';
 import { elapsedSeconds, requestIdOf } from './request-id.js';

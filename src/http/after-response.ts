@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { contextOf } from '../../schema/context.js';
+import { contextOf } from './request-context.js';
 
 /**
  * Work a service deferred until its answer is ready (such as writing the request log), started

@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { contextOf } from '../../schema/context.js';
+import { contextOf } from './request-context.js';
 
 /**
  * Headers a service asked for on the request's context (x-ratelimit-*, Retry-After for GraphQL
