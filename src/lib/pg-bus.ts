@@ -6,9 +6,9 @@
  * - messages: `NOTIFY gatehouse, '<json>'`, heard by every instance's `LISTEN gatehouse` (their
  *   own included; each drops what it sent itself, which it delivered in process already).
  *   PostgreSQL limits a payload to 8000 bytes, so a longer message is sent in numbered parts that
- *   the receivers put together again. The parts of one sender go out one after the other on this
- *   connection, each its own committed statement, so every receiver hears a sender's messages in
- *   the order it sent them.
+ *   the receivers put together again. A sender's parts go out in order on this one connection
+ *   (batched into statements, each delivered in order), so every receiver hears a sender's
+ *   messages in the order it sent them.
  * - leadership: a session-level advisory lock taken on the same connection. Whoever holds it runs
  *   the periodic sweeps; when its process dies the connection closes, PostgreSQL releases the
  *   lock and another instance takes it at its next try.
@@ -36,6 +36,8 @@ const PART_BYTES = 7000;
 /** Advisory lock key of the sweep leader (any constant 64-bit number; "gatehous" in ASCII). */
 const LEADER_LOCK = '7449354311734621043';
 const RECONNECT_MS = 500;
+/** Parts sent by one statement at most. */
+const BATCH = 200;
 /** Incomplete long messages kept while their parts arrive. */
 const MAX_PARTIAL = 100;
 
@@ -54,6 +56,9 @@ export class PgBus implements Bus, Instances {
   private client: RawPgClient | null = null;
   private connecting: Promise<RawPgClient> | null = null;
   private sending: Promise<unknown> = Promise.resolve();
+  /** Parts not yet sent, in order. */
+  private readonly outbox: string[] = [];
+  private draining = false;
   private nextMessage = 0;
   private leader = false;
   private closed = false;
@@ -80,13 +85,31 @@ export class PgBus implements Bus, Instances {
     const text = encode({ t: topic, p: payload });
     const m = ++this.nextMessage;
     const chunks = splitForPayload(text, PART_BYTES);
-    const parts = chunks.map((d, i) => JSON.stringify({ o: this.id, m, i, n: chunks.length, d } satisfies Part));
-    this.sending = this.sending
-      .then(async () => {
-        const client = await this.connection();
-        for (const part of parts) await client.query('select pg_notify($1, $2)', [CHANNEL, part]);
-      })
-      .catch((error: unknown) => this.logger.error({ err: error, topic }, 'instance message not sent'));
+    for (const [i, d] of chunks.entries()) this.outbox.push(JSON.stringify({ o: this.id, m, i, n: chunks.length, d } satisfies Part));
+    if (!this.draining) this.sending = this.drain();
+  }
+
+  /**
+   * Sends what is waiting, up to BATCH parts per statement: a busy instance (many runs streaming)
+   * would otherwise queue one round trip per event, and a cache invalidation would wait behind
+   * them. A statement's notifications are delivered in the order it sends them.
+   */
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.outbox.length > 0 && !this.closed) {
+        const batch = this.outbox.splice(0, BATCH);
+        const calls = batch.map((_, i) => `pg_notify($1, $${i + 2})`).join(', ');
+        try {
+          const client = await this.connection();
+          await client.query(`select ${calls}`, [CHANNEL, ...batch]);
+        } catch (error) {
+          this.logger.error({ err: error, parts: batch.length }, 'instance messages not sent');
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
   }
 
   /** True while this instance holds the sweep leader's lock (tried again on each call until it does). */
