@@ -10,13 +10,7 @@ export const updateIntegrationWorkspacesBody = integrationsContract.updateIntegr
 export const updateIntegrationModelsBody = integrationsContract.updateIntegrationModelsContract;
 export const deleteIntegrationModelsQuery = integrationsContract.deleteIntegrationModelsQuery;
 
-export const listIntegrationsQuery = z.object({
-  workspace_id: z.string().optional(),
-  type: z
-    .enum(['all', 'organisation', 'workspace'], { errorMap: () => ({ message: "expected one of 'all', 'organisation', 'workspace'." }) })
-    .optional(),
-  ...pageQuery,
-});
+export const listIntegrationsQuery = integrationsContract.listIntegrationsContract.extend(pageQuery);
 
 // Limits live on the workspace's access to the integration, not on one provider.
 const noProviderLimits = z.unknown().refine((value) => value == null, {

@@ -298,6 +298,14 @@ describe('query parameters', () => {
     const r = await call('GET', `/v1/integrations?${query}`);
     expectJson(r, query.startsWith('workspace_id') ? 404 : 400, expected);
   });
+
+  it('GraphQL refuses an unknown type with the same contract (an argument: no "query parameter")', async () => {
+    const r = await t.graphql(`{ integrations(type: "team") { total } }`);
+    expect(r.errors?.[0]).toMatchObject({
+      message: "Invalid value for 'type': expected one of 'all', 'organisation', 'workspace'.",
+      extensions: { status: 400, param: 'type', code: 'invalid_value' },
+    });
+  });
 });
 
 describe('GraphQL mirrors REST', () => {

@@ -120,6 +120,12 @@ const configurations = z.preprocess((value) => {
   return out;
 }, configurationsShape);
 
+/** The list's filters (paging is `pageOf`'s), for the REST query and GraphQL's arguments alike. */
+export const listIntegrationsContract = z.object({
+  workspace_id: z.string().nullish().describe('Only integrations this workspace (UUID or slug) has enabled access to.'),
+  type: oneOf(['all', 'organisation', 'workspace']).nullish().describe('all (default), organisation or workspace (always empty: integrations are organisation level).'),
+});
+
 export const createIntegrationContract = z.object({
   name: z.string().describe('Display name (1–255 characters).'),
   slug: slug.nullish().describe('Unique slug (letters, digits, - and _); derived from the name when omitted.'),

@@ -13,7 +13,8 @@ import { bucketStatus, type BucketStatus } from '../usage/alerts.js';
 import { usageEngine } from '../usage/usage-engine.js';
 import { periodKey } from '../usage/usage-periods.js';
 import { IntegrationSchema, type AiProviderId, type Integration } from './integration.entity.js';
-import type { ConfigurationsInput, CreateIntegrationInput, UpdateIntegrationInput, UpdateIntegrationWorkspacesInput } from './integrations.contract.js';
+import { listIntegrationsContract, type ConfigurationsInput, type CreateIntegrationInput, type UpdateIntegrationInput, type UpdateIntegrationWorkspacesInput } from './integrations.contract.js';
+import { parseContract } from '../../lib/contract.js';
 import { accessPatchOf, applyConfigurations, EMPTY_CONFIGURATIONS, mergeAccess, NO_ACCESS, sameSettings, type AccessPatch, type AccessSettings } from './limits.js';
 import { findIntegration, SLUG_MAX } from './lookup.js';
 import { pageOf, type PageInput } from '../../lib/paging.js';
@@ -146,8 +147,6 @@ export async function createIntegration(ctx: ServiceContext, input: CreateIntegr
   }
 }
 
-const INTEGRATION_LIST_TYPES = ['all', 'organisation', 'workspace'] as const;
-
 export interface ListIntegrationsInput extends PageInput {
   workspaceId?: string | null;
   type?: string | null;
@@ -155,13 +154,11 @@ export interface ListIntegrationsInput extends PageInput {
 
 export async function listIntegrations(ctx: ServiceContext, input: ListIntegrationsInput): Promise<{ total: number; data: Integration[] }> {
   const { offset, limit } = pageOf(input);
-  const type = input.type ?? 'all';
-  if (!(INTEGRATION_LIST_TYPES as readonly string[]).includes(type)) {
-    throw new BadRequestError(`Invalid value for 'type': expected one of ${INTEGRATION_LIST_TYPES.map((v) => `'${v}'`).join(', ')}.`, { param: 'type', code: 'invalid_value' });
-  }
+  const filter = parseContract(listIntegrationsContract, { workspace_id: input.workspaceId, type: input.type });
+  const type = filter.type ?? 'all';
   const where: Record<string, unknown> = { organisationId: ctx.principal.organisationId, status: 'active' };
-  if (input.workspaceId) {
-    const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId);
+  if (filter.workspace_id) {
+    const workspace = await resolveWorkspace(ctx.em, ctx.principal, filter.workspace_id);
     const rows = await ctx.em.find(WorkspaceAccessSchema, { workspaceId: workspace.id, enabled: true }, { fields: ['integrationId'] });
     where.id = { $in: rows.map((row) => row.integrationId) };
   }
