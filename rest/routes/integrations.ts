@@ -40,14 +40,11 @@ const integrationDetail = ({ masked_key, configurations, global_workspace_access
 /** A model as Portkey's IntegrationModel: `pricing_config` left out when no price is known. */
 const modelWire = (model: Wire): Wire => (model.pricing_config === null ? (({ pricing_config, ...rest }) => rest)(model) : model);
 
-/** The provider's integration, flattened into `integration_slug` and `ai_provider_id`. */
-function providerWire({ integration, ...provider }: Wire): Wire {
-  return {
-    ...provider,
-    integration_slug: integration.slug,
-    ai_provider_id: integration.ai_provider_id,
-  };
-}
+/**
+ * A provider as Portkey's Providers (README says why `id`, `workspace_id` and the guardrail lists are
+ * there too); its integration is `integration_id`, which `GET /v1/integrations/{slug}` also takes.
+ */
+const providerWire = (provider: Wire): Wire => ({ ...provider, object: 'provider' });
 
 /** Integrations (organisation level), their workspace access, and providers (virtual keys). */
 export const integrationsRoutes: RouteRow[] = [

@@ -17,7 +17,7 @@ describe('first start and restarts', () => {
     expect(first.app.bootstrapResult.generatedKey).toBeUndefined();
     const list = await first.request('GET', '/v1/admin/workspaces');
     expect(list.status).toBe(200);
-    expect(list.body.data).toEqual([expect.objectContaining({ slug: 'default', is_default: true, name: 'Default' })]);
+    expect(list.body.data).toEqual([expect.objectContaining({ slug: 'default', defaults: { is_default: 1, object: 'workspace' }, name: 'Default' })]);
     const created = await first.request('POST', '/v1/admin/workspaces', { body: { name: 'Persisted', slug: 'persisted' } });
     expect(created.status).toBe(200);
     const keys = await first.request('GET', '/v1/admin/api-keys');

@@ -15,14 +15,12 @@ describe('/v1/admin/workspaces', () => {
     const res = await t.request('POST', '/v1/admin/workspaces', { body: { name: 'Research', description: 'R&D' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const org = (await t.graphql('{ viewer { organisation { id } } }')).data.viewer.organisation.id;
     expect(res.body).toEqual({
       id: uuid,
       slug: 'research',
       name: 'Research',
       description: 'R&D',
-      is_default: false,
-      organisation_id: org,
+      defaults: { is_default: 0, object: 'workspace' },
       created_at: iso,
       last_updated_at: iso,
     });
@@ -51,7 +49,7 @@ describe('/v1/admin/workspaces', () => {
     expect(res.status).toBe(200);
     expect(res.body.object).toBe('list');
     expect(res.body.total).toBe(res.body.data.length);
-    expect(res.body.data[0]).toMatchObject({ slug: 'default', is_default: true });
+    expect(res.body.data[0]).toMatchObject({ slug: 'default', defaults: { is_default: 1, object: 'workspace' } });
   });
 });
 

@@ -87,7 +87,7 @@ describe("organisation A's key addressing organisation B's workspace", () => {
     expect(res.body).toEqual(notFound(aWorkspaceId, 'id'));
     const own = await t.request('GET', '/v1/admin/workspaces/default', { key: b.key });
     expect(own.status).toBe(200);
-    expect(own.body).toMatchObject({ id: b.workspaceId, organisation_id: b.organisationId, slug: 'default' });
+    expect(own.body).toMatchObject({ id: b.workspaceId, slug: 'default', defaults: { is_default: 1, object: 'workspace' } });
   });
 
   it('the refused writes changed nothing in organisation B', async () => {

@@ -136,7 +136,9 @@ it('providers.create / retrieve / list / update / delete', async () => {
   const created = plain(await client.providers.create({ name: 'Second, strict', integration_id: 'second', slug: 'second-strict' }));
   expect(created).toEqual({ id: UUID, slug: 'second-strict' });
   const got = plain(await client.providers.retrieve({ slug: 'second-strict' }));
-  expect(got).toMatchObject({ id: created.id, slug: 'second-strict', name: 'Second, strict', integration_slug: 'second', ai_provider_id: 'local', workspace_id: defaultId });
+  expect(got).toMatchObject({ id: created.id, slug: 'second-strict', name: 'Second, strict', workspace_id: defaultId, object: 'provider' });
+  // Its integration_id addresses the integration it was created for.
+  expect(plain(await client.integrations.retrieve({ slug: got.integration_id }))).toMatchObject({ slug: 'second', ai_provider_id: 'local' });
   const list = plain(await client.providers.list({ workspace_id: defaultId }));
   expect(list.data.map((p: { slug: string }) => p.slug).sort()).toEqual(['local', 'second', 'second-strict']);
   expect(plain(await client.providers.update({ slug: 'second-strict', note: 'from the SDK' }))).toEqual({ id: created.id, slug: 'second-strict' });

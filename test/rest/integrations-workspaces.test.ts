@@ -27,8 +27,13 @@ function expectJson(r: TestResponse, status: number, body: unknown): void {
 const put = (body: unknown) => t.request('PUT', PATH, { body });
 const access = async () => (await t.request('GET', PATH)).body;
 const off = (id: string) => ({ id, enabled: false, usage_limits: null, rate_limits: null });
-const providerSlugs = async (workspace: string) =>
-  (await t.request('GET', `/v1/providers?workspace_id=${workspace}`)).body.data.map((p: { slug: string; integration_slug: string }) => `${p.slug}→${p.integration_slug}`).sort();
+/** A workspace's providers as `slug→integration slug`. */
+async function providerSlugs(workspace: string): Promise<string[]> {
+  const integrations = (await t.request('GET', '/v1/integrations')).body.data as { id: string; slug: string }[];
+  const slugOf = new Map(integrations.map((i) => [i.id, i.slug]));
+  const providers = (await t.request('GET', `/v1/providers?workspace_id=${workspace}`)).body.data as { slug: string; integration_id: string }[];
+  return providers.map((p) => `${p.slug}→${slugOf.get(p.integration_id)}`).sort();
+}
 
 beforeAll(async () => {
   t = await createTestApp({}, { clock });

@@ -22,7 +22,7 @@ beforeAll(async () => {
   client = new Portkey({ apiKey: t.key, baseURL: `${await t.listen()}/v1` });
   const ws = (await t.request('GET', '/v1/admin/workspaces')).body.data[0];
   workspaceId = ws.id;
-  organisationId = ws.organisation_id;
+  organisationId = t.app.bootstrapResult.organisationId!;
 });
 afterAll(() => t.close());
 

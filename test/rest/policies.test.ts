@@ -51,7 +51,7 @@ beforeAll(async () => {
   const workspaces = await t.request('GET', '/v1/admin/workspaces');
   const ws = workspaces.body.data.find((w: { slug: string }) => w.slug === 'default');
   workspaceId = ws.id;
-  organisationId = ws.organisation_id;
+  organisationId = t.app.bootstrapResult.organisationId!;
   teamB = await createWorkspaceWithKey(t, 'Team B');
   const key = await t.request('POST', '/v1/admin/api-keys', { body: { name: 'default ws', type: 'workspace', workspace_id: 'default' } });
   defaultKey = key.body.key;

@@ -45,12 +45,10 @@ describe('the local virtual key, with no setup', () => {
     status: 'active',
     workspace_id: defaultId,
     integration_id: localIntegrationId,
-    integration_slug: 'local',
-    ai_provider_id: 'local',
     input_guardrails: [],
     output_guardrails: [],
     created_at: T0,
-    last_updated_at: T0,
+    object: 'provider',
   });
 
   it('is listed and readable', async () => {
@@ -162,13 +160,13 @@ describe('POST /v1/providers', () => {
       status: 'active',
       workspace_id: defaultId,
       integration_id: openaiId,
-      integration_slug: 'openai',
-      ai_provider_id: 'openai',
       input_guardrails: ['guard_a', 'b'],
       output_guardrails: ['c'],
       created_at: '2026-11-22T11:00:00.000Z',
-      last_updated_at: '2026-11-22T11:00:00.000Z',
+      object: 'provider',
     });
+    // integration_id is the integration's address too.
+    expect((await t.request('GET', `/v1/integrations/${openaiId}`)).body).toMatchObject({ slug: 'openai', ai_provider_id: 'openai' });
     const resolved = await resolve(defaultId, 'openai-strict');
     expect(resolved.provider).toEqual({ id: r.body.id, slug: 'openai-strict', workspaceId: defaultId, inputGuardrails: ['guard_a', 'b'], outputGuardrails: ['c'] });
     // Same access (and so the same limits and counters) as the workspace's first provider.
@@ -240,7 +238,9 @@ describe('PUT /v1/providers/{slug}', () => {
     const r = await t.request('PUT', '/v1/providers/openai-strict', { body: { name: 'Stricter', note: null, input_guardrails: null, output_guardrails: ['c', 'd'] } });
     expectJson(r, 200, { id: expect.stringMatching(UUID), slug: 'openai-strict' });
     const got = (await t.request('GET', '/v1/providers/openai-strict')).body;
-    expect(got).toMatchObject({ name: 'Stricter', note: null, input_guardrails: [], output_guardrails: ['c', 'd'], last_updated_at: '2026-11-22T12:00:00.000Z' });
+    expect(got).toMatchObject({ name: 'Stricter', note: null, input_guardrails: [], output_guardrails: ['c', 'd'], created_at: '2026-11-22T11:00:00.000Z' });
+    // The wire has no update time (the document's Providers has none); the update recorded it.
+    expect((await t.graphql('{ provider(slug: "openai-strict") { updatedAt } }')).data).toEqual({ provider: { updatedAt: '2026-11-22T12:00:00.000Z' } });
   });
 
   it.each([

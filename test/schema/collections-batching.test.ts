@@ -137,7 +137,7 @@ let big: Seeded;
 beforeAll(async () => {
   t = await createTestApp({}, { clock, onQuery: () => statements++ });
   const ws = (await t.request('GET', '/v1/admin/workspaces')).body.data[0];
-  workspace = { id: ws.id, organisationId: ws.organisation_id };
+  workspace = { id: ws.id, organisationId: t.app.bootstrapResult.organisationId! };
   small = await seedTree('small', [1, 1, 1, 1, 1, 1], 2);
   big = await seedTree('big', BIG_LEVELS, 3);
   // Authentication (key lookup, last-use write) happens once; the manual clock keeps it cached.
