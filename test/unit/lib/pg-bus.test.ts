@@ -1,0 +1,83 @@
+/**
+ * The instance bus (src/lib/pg-bus.ts): payload splitting and Date-keeping JSON always; with
+ * TEST_DATABASE_URL, two buses on real connections: what one publishes the other hears, in order,
+ * long payloads whole, its own never; one leader at a time, and the lock passes on when the
+ * leader's connection closes.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/lib/logger.js';
+import { decode, encode, PgBus, splitForPayload, type RawPgClient } from '../../../src/lib/pg-bus.js';
+import { PubSub } from '../../../src/lib/pubsub.js';
+import { onPostgres, testDatabase, type TestDatabase } from '../../helpers/database.js';
+
+describe('payloads', () => {
+  it('splits text into pieces within the byte limit once JSON-escaped, never inside a character', () => {
+    const text = 'a"é😀\\'.repeat(500);
+    const pieces = splitForPayload(text, 100);
+    expect(pieces.join('')).toBe(text);
+    for (const piece of pieces) expect(Buffer.byteLength(JSON.stringify(piece)) - 2).toBeLessThanOrEqual(100);
+    expect(pieces.some((p) => /[\uD800-\uDBFF]$/.test(p))).toBe(false);
+    expect(splitForPayload('short', 100)).toEqual(['short']);
+  });
+
+  it('keeps Dates through JSON, and nothing else changes', () => {
+    const value = { at: new Date('2026-01-02T03:04:05.678Z'), list: [1, 'x', null, { nested: new Date(0) }], s: '$date' };
+    expect(decode(encode(value))).toEqual(value);
+  });
+});
+
+describe.skipIf(!onPostgres)('two buses on one PostgreSQL database', () => {
+  const logger = createLogger('silent');
+  const opened: PgBus[] = [];
+  let database: TestDatabase;
+
+  async function bus(): Promise<PgBus> {
+    database ??= await testDatabase('sqlite::memory:');
+    // pg is the driver @mikro-orm/postgresql brings; the app gets its client through the ORM's knex.
+    const { default: pg } = (await import('pg' as string)) as { default: { Client: new (options: { connectionString: string }) => RawPgClient & { connect(): Promise<void> } } };
+    const created = new PgBus(async () => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      return client;
+    }, logger);
+    await created.start();
+    opened.push(created);
+    return created;
+  }
+
+  afterAll(async () => {
+    for (const b of opened) await b.close();
+    await database?.release();
+  });
+
+  it('delivers to the other instance in order, long payloads whole, and not back to the sender', async () => {
+    const [a, b] = [await bus(), await bus()];
+    const [pa, pb] = [new PubSub(a), new PubSub(b)];
+    const heardByA: unknown[] = [];
+    const heardByB: unknown[] = [];
+    pa.on('t', (p) => heardByA.push(p));
+    pb.on('t', (p) => heardByB.push(p));
+    const long = 'x"é'.repeat(6000);
+    const sent = [...Array.from({ length: 50 }, (_, i) => ({ i })), { i: 50, long, at: new Date(5) }, { i: 51 }];
+    for (const payload of sent) pa.publish('t', payload);
+    const until = Date.now() + 5_000;
+    while (heardByB.length < sent.length && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(heardByB).toEqual(sent);
+    // A heard its own in process only (by reference), never a second time through the database.
+    expect(heardByA).toHaveLength(sent.length);
+    expect(heardByA.every((p, i) => p === sent[i])).toBe(true);
+  });
+
+  it('one leader at a time; when its connection closes another instance takes over', async () => {
+    const [a, b] = [await bus(), await bus()];
+    // A bus of the previous test may hold the lock: close them all but these two first.
+    for (const other of opened.filter((o) => o !== a && o !== b)) await other.close();
+    const first = await a.leads();
+    expect(await b.leads()).toBe(!first);
+    const leader = first ? a : b;
+    const follower = first ? b : a;
+    expect(await leader.leads()).toBe(true);
+    await leader.close();
+    expect(await follower.leads()).toBe(true);
+  });
+});
