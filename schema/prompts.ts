@@ -58,9 +58,9 @@ PromptRef.implement({
     id: t.exposeID('id', { description: 'UUID.' }),
     name: t.exposeString('name', { description: 'Display name.' }),
     slug: t.exposeString('slug', { description: 'Unique in the workspace, never UUID-shaped; usable wherever the id is.' }),
-    template: t.exposeString('template', { description: 'Template text (current version).' }),
-    model: t.exposeString('model', { description: 'Model the prompt is for (current version).' }),
-    version: t.exposeInt('version', { description: 'Current version number, from 1.' }),
+    template: t.exposeString('template', { description: 'Template text (latest version).' }),
+    model: t.exposeString('model', { description: 'Model the prompt is for (latest version).' }),
+    version: t.exposeInt('version', { description: 'Latest version number, from 1.' }),
     status: t.expose('status', { type: PromptStatusEnum, description: 'Active or archived.' }),
     workspaceId: t.exposeID('workspaceId', { description: 'The owning workspace.' }),
     collectionId: t.exposeID('collectionId', { description: 'The collection holding the prompt.' }),
@@ -68,9 +68,15 @@ PromptRef.implement({
     lastUpdatedAt: t.expose('lastUpdatedAt', { type: 'DateTime', description: 'When it last changed.' }),
     currentVersion: t.loadable({
       type: PromptVersionRef,
-      description: 'The current version, with its parameters, virtual key, tools and label.',
+      description: 'The latest version, with its parameters, virtual key, tools and label.',
       load: (keys: string[], ctx) => currentVersionsOf(ctx.em, keys),
       resolve: currentVersionKey,
+    }),
+    defaultVersion: t.loadable({
+      type: PromptVersionRef,
+      description: 'The version render and completions use: the one made the default (makePromptVersionDefault), else the latest.',
+      load: (keys: string[], ctx) => currentVersionsOf(ctx.em, keys),
+      resolve: (prompt) => currentVersionKey({ id: prompt.id, version: prompts.defaultVersionOf(prompt) }),
     }),
     versions: t.loadableList({
       type: PromptVersionRef,
@@ -136,6 +142,7 @@ const UpdatePromptInput = contractInputType(
   'Changes to a prompt (at least one); each update makes a new version, omitted fields keep their values.',
   contract.updatePromptContract,
 );
+const MakeDefaultPromptInput = contractInputType('MakeDefaultPromptInput', 'The version to make the default.', contract.makeDefaultPromptContract);
 const UpdatePromptVersionInput = contractInputType('UpdatePromptVersionInput', 'The label of a kept version.', contract.updatePromptVersionContract);
 
 builder.mutationFields((t) => ({
@@ -166,6 +173,12 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: UpdatePromptVersionInput, required: true, description: 'The label.' }),
     },
     resolve: (_root, args, ctx) => prompts.labelPromptVersion(ctx, args.promptId, args.versionId, parseInput(contract.updatePromptVersionContract, args.input)),
+  }),
+  makePromptVersionDefault: t.field({
+    type: PromptRef,
+    description: 'Makes a kept version the one render and completions use; later updates add versions without changing it.',
+    args: { ...promptIdArg, input: t.arg({ type: MakeDefaultPromptInput, required: true, description: 'The version.' }) },
+    resolve: (_root, args, ctx) => prompts.makeDefaultPromptVersion(ctx, args.promptId, parseInput(contract.makeDefaultPromptContract, args.input)),
   }),
   createPromptCompletion: t.field({
     type: ChatCompletionResultRef,

@@ -6,6 +6,7 @@ export const createPromptBody = promptsContract.createPromptContract;
 export const updatePromptBody = promptsContract.updatePromptContract;
 export const renderPromptBody = promptsContract.renderPromptContract;
 export const updatePromptVersionBody = promptsContract.updatePromptVersionContract;
+export const makeDefaultPromptBody = promptsContract.makeDefaultPromptContract;
 
 export const listPromptsQuery = z.object({
   collection_id: z.string().optional(),

@@ -1,4 +1,4 @@
-import { createPromptBody, listPromptsQuery, renderPromptBody, updatePromptBody, updatePromptVersionBody } from '../bodies/prompts.js';
+import { createPromptBody, listPromptsQuery, makeDefaultPromptBody, renderPromptBody, updatePromptBody, updatePromptVersionBody } from '../bodies/prompts.js';
 import { graphqlInput, promptsContract } from '../../schema/contracts.js';
 import type { RouteRow } from '../route.js';
 
@@ -84,7 +84,7 @@ export const promptsRoutes: RouteRow[] = [
     path: '/v1/prompts/:promptId',
     operation: 'RestGetPrompt',
     variables: ({ params }) => ({ promptId: params.promptId }),
-    result: ({ prompt }) => promptBody(prompt, prompt.current_version),
+    result: ({ prompt }) => promptBody(prompt, prompt.default_version),
   },
   {
     method: 'PUT',
@@ -99,6 +99,15 @@ export const promptsRoutes: RouteRow[] = [
     path: '/v1/prompts/:promptId',
     operation: 'RestArchivePrompt',
     variables: ({ params }) => ({ promptId: params.promptId }),
+    result: () => ({}),
+  },
+  {
+    // The portkey-ai SDK's `prompts.publish`.
+    method: 'PUT',
+    path: '/v1/prompts/:promptId/makeDefault',
+    operation: 'RestMakePromptVersionDefault',
+    body: makeDefaultPromptBody,
+    variables: ({ params, body }) => ({ promptId: params.promptId, input: graphqlInput(promptsContract.makeDefaultPromptContract, body) }),
     result: () => ({}),
   },
   {

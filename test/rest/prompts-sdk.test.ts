@@ -98,6 +98,21 @@ describe('control plane through the SDK', () => {
     });
   });
 
+  it('publish makes a kept version the default that render and retrieve use', async () => {
+    const created = plain(await client.prompts.create({ name: 'Published', collection_id: 'default', string: 'First {{x}}', parameters: {}, model: 'local' }));
+    plain(await client.prompts.update('published', { string: 'Second {{x}}' }));
+    const rendered = async () => plain(await client.prompts.render({ promptID: 'published', variables: { x: 'take' } })).data.messages[0].content;
+    expect(await rendered()).toBe('Second take');
+
+    expect(plain(await client.prompts.publish('published', { version: 1 }))).toEqual({});
+    expect(await rendered()).toBe('First take');
+    expect(plain(await client.prompts.retrieve('published'))).toMatchObject({ prompt_version: 1, prompt_version_id: created.version_id });
+
+    const error = await refusal(client.prompts.publish('published', { version: 7 }));
+    expect(error.status).toBe(404);
+    expect(error.error).toEqual({ error: { message: 'Prompt version 7 not found.', type: 'invalid_request_error', param: 'version', code: 'prompt_not_found' } });
+  });
+
   it('bad input reaches the SDK with its status and envelope', async () => {
     const error = await refusal(client.prompts.create({ name: 'Broken', collection_id: 'default', string: '{{#x}}', parameters: {}, model: 'local' }));
     expect(error.status).toBe(400);

@@ -209,6 +209,62 @@ describe('render', () => {
   });
 });
 
+describe('makeDefault', () => {
+  it('makes a kept version the one GET, render and completions use; later updates keep it until another is made the default', async () => {
+    const created = await ok('POST', '/v1/prompts', { name: 'Pinned', collection_id: collectionId, string: 'One {{x}}', model: 'local', virtual_key: 'local' });
+    await ok('PUT', `/v1/prompts/${created.id}`, { string: 'Two {{x}}' });
+    const render = async () => (await ok('POST', '/v1/prompts/pinned/render', { variables: { x: '!' } })).data.messages[0].content;
+    expect(await render()).toBe('Two !');
+
+    expect(await ok('PUT', '/v1/prompts/pinned/makeDefault', { version: 1 })).toEqual({});
+    expect(await render()).toBe('One !');
+    expect(await ok('GET', '/v1/prompts/pinned')).toMatchObject({ prompt_version: 1, prompt_version_id: created.version_id, string: 'One {{x}}' });
+    const completion = await ok('POST', '/v1/prompts/pinned/completions', { variables: { x: '!' } });
+    expect(completion.body.choices[0].message.content).toBe('You said: One !');
+
+    // An update adds version 3, backfilled from the latest (2), and leaves the default at 1.
+    const third = await ok('PUT', '/v1/prompts/pinned', { parameters: { temperature: 0.5 } });
+    expect(await render()).toBe('One !');
+    const versions = await ok('GET', '/v1/prompts/pinned/versions');
+    expect(versions.map((v: any) => [v.prompt_version, v.prompt_template.string])).toEqual([[3, 'Two {{x}}'], [2, 'Two {{x}}'], [1, 'One {{x}}']]);
+    expect(versions[0].id).toBe(third.prompt_version_id);
+
+    await ok('PUT', '/v1/prompts/pinned/makeDefault', { version: 3 });
+    expect(await ok('POST', '/v1/prompts/pinned/render', { variables: { x: '?' } })).toMatchObject({ data: { temperature: 0.5, messages: [{ content: 'Two ?' }] } });
+
+    const DEFAULT = 'query { prompt(idOrSlug: "pinned") { version defaultVersion { version } currentVersion { version } } }';
+    expect((await t.graphql(DEFAULT)).data.prompt).toEqual({ version: 3, defaultVersion: { version: 3 }, currentVersion: { version: 3 } });
+  });
+
+  it('refuses a version that is not a number, an unknown version, an unknown or archived prompt', async () => {
+    const MAKE = 'mutation($input: MakeDefaultPromptInput!) { makePromptVersionDefault(promptId: "support-reply", input: $input) { id } }';
+    expect(await t.request('PUT', '/v1/prompts/support-reply/makeDefault', { body: { version: '1' } })).toMatchObject(
+      errorResponse(400, "Invalid type for 'version': expected a number, but got a string instead.", 'version', 'invalid_type'),
+    );
+    await expectBothDoors(
+      t.request('PUT', '/v1/prompts/support-reply/makeDefault', { body: { version: 0 } }),
+      t.graphql(MAKE, { input: { version: 0 } }),
+      "Invalid value for 'version': expected a version number, from 1.",
+      'version',
+      'invalid_value',
+    );
+    expect(await t.request('PUT', '/v1/prompts/support-reply/makeDefault', { body: {} })).toMatchObject(
+      errorResponse(400, "Missing required parameter: 'version'.", 'version', 'missing_required_parameter'),
+    );
+    expect(await t.request('PUT', '/v1/prompts/support-reply/makeDefault', { body: { version: 99 } })).toMatchObject(
+      errorResponse(404, 'Prompt version 99 not found.', 'version', 'prompt_not_found'),
+    );
+    expect(await t.request('PUT', '/v1/prompts/no-such/makeDefault', { body: { version: 1 } })).toMatchObject(
+      errorResponse(404, 'Prompt not found.', 'promptId', 'prompt_not_found'),
+    );
+    const archived = await ok('POST', '/v1/prompts', { name: 'Gone soon', collection_id: collectionId, string: 'x', model: 'local' });
+    await ok('DELETE', `/v1/prompts/${archived.id}`);
+    expect(await t.request('PUT', `/v1/prompts/${archived.id}/makeDefault`, { body: { version: 1 } })).toMatchObject(
+      errorResponse(400, 'Archived prompts cannot be changed.', 'promptId', 'prompt_archived'),
+    );
+  });
+});
+
 describe('GraphQL', () => {
   it('createPromptCompletion runs the rendered prompt through chat; the virtualKey argument names the provider', async () => {
     const created = await ok('POST', '/v1/prompts', { name: 'Graph echo', collection_id: collectionId, string: 'Echo {{word}}', model: 'local' });

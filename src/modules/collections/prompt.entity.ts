@@ -4,7 +4,7 @@ import { promptSettingsProperties } from './prompt-settings.js';
 export const PROMPT_STATUSES = ['active', 'archived'] as const;
 export type PromptStatus = (typeof PROMPT_STATUSES)[number];
 
-/** A prompt template in a collection; `version` is the current one, older ones are PromptVersion rows. */
+/** A prompt template in a collection; `version` is the latest one (its content is on this row), every version is a PromptVersion row. */
 export const PromptSchema = defineEntity({
   name: 'Prompt',
   tableName: 'prompts',
@@ -18,6 +18,8 @@ export const PromptSchema = defineEntity({
     template: p.text(),
     model: p.string(),
     version: p.integer(),
+    /** The version render, completions and retrieve use when none is named; null: the latest (`version`). */
+    defaultVersion: p.integer().nullable(),
     ...promptSettingsProperties(),
     status: p.enum(['active', 'archived'] as const),
     createdAt: p.datetime(),

@@ -7,9 +7,9 @@ import type { ServiceContext } from '../../context.js';
 import { createChatCompletion, type ChatCompletionResult } from '../chat/chat.service.js';
 import type { Admitted, ModelWorkContext } from '../runs/admission.js';
 import { renderMessages } from './prompt-template.js';
-import type { Prompt } from './prompt.entity.js';
+import type { PromptVersion } from './prompt-version.entity.js';
 import type { RenderPromptInput } from './prompts.contract.js';
-import { findPrompt, requireActive } from './prompts.service.js';
+import { defaultVersion, findPrompt, requireActive } from './prompts.service.js';
 
 export type ChatRequest = Record<string, unknown>;
 
@@ -18,7 +18,7 @@ export type ChatRequest = Record<string, unknown>;
  * then the caller's hyperparameters (which override them), and the template's messages followed by
  * the caller's `messages`.
  */
-function requestOf(prompt: Prompt, input: RenderPromptInput): ChatRequest {
+function requestOf(prompt: PromptVersion, input: RenderPromptInput): ChatRequest {
   const { variables, prompt_id: _promptId, messages: extra, stream, ...hyperparameters } = input;
   const stored: ChatRequest = { ...prompt.parameters, model: prompt.model };
   if (prompt.functions) stored.functions = prompt.functions;
@@ -29,10 +29,11 @@ function requestOf(prompt: Prompt, input: RenderPromptInput): ChatRequest {
   return request;
 }
 
-async function usablePrompt(ctx: ServiceContext, idOrSlug: string): Promise<Prompt> {
+/** An active prompt's default version: what it is used at. */
+async function usablePrompt(ctx: ServiceContext, idOrSlug: string): Promise<PromptVersion> {
   const prompt = await findPrompt(ctx.em, ctx.principal, idOrSlug);
   requireActive(prompt, 'used');
-  return prompt;
+  return defaultVersion(ctx.em, prompt);
 }
 
 /** The chat-completion request the prompt makes with these variables (nothing is sent). */
@@ -42,7 +43,7 @@ export async function renderPrompt(ctx: ServiceContext, idOrSlug: string, input:
 
 /**
  * A chat completion of the rendered prompt. The virtual key: `virtualKey` (GraphQL's argument),
- * else the prompt's own, else what chat reads (the model's `@<virtual-key>/` prefix, the header).
+ * else the version's own, else what chat reads (the model's `@<virtual-key>/` prefix, the header).
  */
 export async function createPromptCompletion(
   ctx: ModelWorkContext,

@@ -77,7 +77,14 @@ export const updatePromptVersionContract = z
   })
   .strict();
 
+export const makeDefaultPromptContract = z
+  .object({
+    version: z.number().int('expected a whole number.').positive('expected a version number, from 1.').describe('The version number to make the default.'),
+  })
+  .strict();
+
 export type CreatePromptInput = z.output<typeof createPromptContract>;
 export type UpdatePromptInput = z.output<typeof updatePromptContract>;
 export type RenderPromptInput = z.output<typeof renderPromptContract>;
 export type UpdatePromptVersionInput = z.output<typeof updatePromptVersionContract>;
+export type MakeDefaultPromptInput = z.output<typeof makeDefaultPromptContract>;

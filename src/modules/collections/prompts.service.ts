@@ -11,7 +11,7 @@ import { findCollection, findVisible, freeSlug, nameSearch } from './collections
 import { settingsOf, type PromptSettings } from './prompt-settings.js';
 import { PromptVersionSchema, type PromptVersion } from './prompt-version.entity.js';
 import { PromptSchema, type Prompt } from './prompt.entity.js';
-import type { CreatePromptInput, UpdatePromptInput, UpdatePromptVersionInput } from './prompts.contract.js';
+import type { CreatePromptInput, MakeDefaultPromptInput, UpdatePromptInput, UpdatePromptVersionInput } from './prompts.contract.js';
 
 const PROMPT_PARAM = 'promptId';
 const VERSION_PARAM = 'versionId';
@@ -97,6 +97,7 @@ export async function createPrompt(ctx: ServiceContext, input: CreatePromptInput
         model: input.model.trim(),
         ...settingsOf(settingsFrom(input)),
         version: 1,
+        defaultVersion: null,
         status: 'active',
         createdAt: now,
         lastUpdatedAt: now,
@@ -109,8 +110,8 @@ export async function createPrompt(ctx: ServiceContext, input: CreatePromptInput
 }
 
 /**
- * Every update makes a new version and keeps the old ones; what the update omits keeps its current
- * value. The version number is raised by the statement that writes the change (atomic, never
+ * Every update makes a new version and keeps the old ones; what the update omits keeps its value
+ * in the latest version. The new version is the default only if no version was made the default. The version number is raised by the statement that writes the change (atomic, never
  * read-modify-write), and the new version row is written from what that statement stored.
  */
 export async function updatePrompt(ctx: ServiceContext, idOrSlug: string, input: UpdatePromptInput): Promise<Prompt> {
@@ -183,4 +184,27 @@ export async function labelPromptVersion(ctx: ServiceContext, idOrSlug: string, 
     await ctx.em.flush();
   }
   return version;
+}
+
+/** The version number render, completions and retrieve use when none is named. */
+export const defaultVersionOf = (prompt: Pick<Prompt, 'version' | 'defaultVersion'>): number => prompt.defaultVersion ?? prompt.version;
+
+/** The version a prompt is used at: its default. */
+export async function defaultVersion(em: EntityManager, prompt: Prompt): Promise<PromptVersion> {
+  return em.findOneOrFail(PromptVersionSchema, { promptId: prompt.id, version: defaultVersionOf(prompt) });
+}
+
+/**
+ * Makes a kept version the default (Portkey's makeDefault); later updates then add versions without
+ * changing what the prompt is used at, until another version is made the default.
+ */
+export async function makeDefaultPromptVersion(ctx: ServiceContext, idOrSlug: string, input: MakeDefaultPromptInput): Promise<Prompt> {
+  const prompt = await findPrompt(ctx.em, ctx.principal, idOrSlug);
+  requireActive(prompt);
+  const version = await ctx.em.findOne(PromptVersionSchema, { promptId: prompt.id, version: input.version });
+  if (!version) throw new NotFoundError(`Prompt version ${input.version} not found.`, { param: 'version', code: 'prompt_not_found' });
+  prompt.defaultVersion = version.version;
+  prompt.lastUpdatedAt = ctx.runtime.clock.now();
+  await ctx.em.flush();
+  return prompt;
 }
