@@ -11,9 +11,9 @@ import { refuseWhole } from '../../lib/contract.js';
 import { validateLimits } from '../usage/alerts.js';
 import { priceOverridesSchema } from '../usage/prices.js';
 import { PERIODIC_RESETS } from '../usage/usage-periods.js';
-import { AI_PROVIDER_IDS } from './integration.entity.js';
-import { MAX_RATE_LIMIT_VALUE, RATE_LIMIT_TYPES, RATE_LIMIT_UNITS, USAGE_LIMIT_TYPES } from './limits.js';
-import { slugProblem } from './lookup.js';
+import { AI_PROVIDER_IDS } from '../runs/models/providers.js';
+import { MAX_RATE_LIMIT_VALUE, RATE_LIMIT_TYPES, RATE_LIMIT_UNITS, USAGE_LIMIT_TYPES } from './limit-kinds.js';
+import { slugProblem } from '../tenancy/tenancy.contract.js';
 
 const DESCRIPTION_MAX = 2000;
 const KEY_MAX = 8192;

@@ -6,15 +6,11 @@ import type { IntegrationModels } from './models.js';
 import type { PeriodicReset } from '../usage/usage-periods.js';
 import type { AccessSettingsInput, ConfigurationsInput } from './integrations.contract.js';
 
-export const USAGE_LIMIT_TYPES = ['cost', 'tokens'] as const;
-export type UsageLimitType = (typeof USAGE_LIMIT_TYPES)[number];
-export const RATE_LIMIT_TYPES = ['requests'] as const;
-export type RateLimitType = (typeof RATE_LIMIT_TYPES)[number];
-export const RATE_LIMIT_UNITS = ['rpm', 'rph', 'rpd'] as const;
-export type RateLimitUnit = (typeof RATE_LIMIT_UNITS)[number];
-
-/** Largest rate-limit value: far above any real limit, and safely inside a 32-bit GraphQL Int. */
-export const MAX_RATE_LIMIT_VALUE = 1_000_000_000;
+export {
+  USAGE_LIMIT_TYPES, RATE_LIMIT_TYPES, RATE_LIMIT_UNITS, MAX_RATE_LIMIT_VALUE,
+  type UsageLimitType, type RateLimitType, type RateLimitUnit,
+} from './limit-kinds.js';
+import type { UsageLimitType, RateLimitType, RateLimitUnit } from './limit-kinds.js';
 
 export interface UsageLimit {
   type: UsageLimitType;

@@ -3,7 +3,7 @@
 // Pure: no ORM, no GraphQL. `GET /v1/integrations/{slug}/models` shows this list and
 // `GET /v1/models` lists its enabled entries.
 import { MODEL_PRICES, priceOf, type ModelPrice, type PriceOverrides } from '../usage/prices.js';
-import type { AiProviderId } from './integration.entity.js';
+import type { AiProviderId } from '../runs/models/providers.js';
 
 /** One model set one by one (`PUT /v1/integrations/{slug}/models`). */
 export interface ModelSetting {
