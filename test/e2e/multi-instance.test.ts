@@ -1,6 +1,6 @@
 /**
  * Two real server processes on one PostgreSQL database behave as one gateway: events of a run
- * executed on B reach a follower on A live and in order; rate limits and budgets hold exactly
+ * executed on B reach a follower on A live and in order, and so do usage alerts; rate limits and budgets hold exactly
  * across both; a key revoked on A is refused by B within a second; after `kill -9` of A, B settles
  * every run A held (queued ones run, the one in progress fails as interrupted) and none runs twice.
  * Needs TEST_DATABASE_URL (PostgreSQL): SQLite is one process per database file.
@@ -163,6 +163,44 @@ describe.skipIf(!onPostgres)('two gateway instances on one PostgreSQL database',
       expect(statuses.filter((s) => s === 200)).toHaveLength(37);
     } finally {
       await ok(a, 'PUT', '/v1/integrations/local/workspaces', { workspaces: [{ id: 'default', enabled: true, rate_limits: null }] });
+    }
+  });
+
+  it('a usageAlerts subscriber on A gets the alert of usage recorded on B', async () => {
+    const policy = await ok(a, 'POST', '/v1/policies/usage-limits', {
+      name: 'Alerting',
+      conditions: [{ key: 'metadata.app', value: 'alerts' }],
+      group_by: [{ key: 'api_key' }],
+      type: 'tokens',
+      credit_limit: 1_000_000,
+      alert_threshold: 1,
+    });
+    const abort = new AbortController();
+    try {
+      const stream = await fetch(`${a.base}/graphql/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-gateway-api-key': KEY },
+        body: JSON.stringify({ query: 'subscription { usageAlerts { kind ownerId currentUsage alertThreshold createdAt } }' }),
+        signal: abort.signal,
+      });
+      expect(stream.status).toBe(200);
+      await new Promise((r) => setTimeout(r, 300));
+      await ok(b, 'POST', '/v1/chat/completions', { model: '@local/local', messages: [{ role: 'user', content: 'hello there' }] }, { 'x-gateway-metadata': '{"app":"alerts"}' });
+      const reader = stream.body!.getReader();
+      let text = '';
+      const until = Date.now() + 10_000;
+      while (!/"usageAlerts"/.test(text) && Date.now() < until) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        text += new TextDecoder().decode(chunk.value);
+      }
+      const alert = JSON.parse(text.match(/^data: (\{.*"usageAlerts".*\})$/m)![1]).data.usageAlerts;
+      expect(alert).toMatchObject({ kind: 'threshold', ownerId: policy.id, alertThreshold: 1 });
+      expect(alert.currentUsage).toBeGreaterThan(0);
+      expect(Number.isNaN(Date.parse(alert.createdAt))).toBe(false);
+    } finally {
+      abort.abort();
+      await ok(a, 'DELETE', `/v1/policies/usage-limits/${policy.id}`);
     }
   });
 
