@@ -13,7 +13,7 @@ const RequestLogRef = builder.objectRef<RequestLog>('RequestLog').implement({
     virtualKey: t.exposeString('virtualKey', { nullable: true, description: 'The provider slug it named.' }),
     provider: t.exposeString('provider', { nullable: true, description: '`local` or `openai`; null when refused before the provider was known.' }),
     model: t.exposeString('model', { nullable: true, description: 'The model asked for.' }),
-    route: t.exposeString('route', { description: '`chat.completions`, `embeddings` or `runs`.' }),
+    route: t.exposeString('route', { description: '`chat.completions`, `prompts.completions`, `embeddings` or `runs`.' }),
     status: t.exposeInt('status', { description: 'HTTP status of the answer (246 for a failed non-deny guardrail).' }),
     stream: t.exposeBoolean('stream', { description: 'Streamed or not.' }),
     promptTokens: t.exposeInt('promptTokens', { description: 'Prompt tokens (the upstream’s count when it gave one).' }),

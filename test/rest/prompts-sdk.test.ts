@@ -1,5 +1,5 @@
 import { Portkey } from 'portkey-ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { countTokens } from '../../src/modules/runs/models/tokens.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -123,7 +123,7 @@ describe('control plane through the SDK', () => {
 });
 
 describe('completions through chat completions', () => {
-  it('non-streamed: the local provider answers the rendered prompt; usage and the request log as chat', async () => {
+  it('non-streamed: the local provider answers the rendered prompt; usage as chat, logged as prompts.completions', async () => {
     // Portkey's envelope `{status, headers, body}`, as the SDK hands it over.
     const answer = plain(await client.prompts.completions.create({ promptID: promptId, variables: { topic: 'prompts' } }));
     expect(answer).toMatchObject({ status: 'success', headers: {} });
@@ -135,13 +135,21 @@ describe('completions through chat completions', () => {
     });
     const prompt = countTokens('Tell me about prompts.');
     expect(completion.usage.prompt_tokens).toBe(prompt);
-    expect(await lastLog()).toMatchObject({ route: 'chat.completions', status: 200, virtual_key: 'local', model: 'local', prompt_tokens: prompt });
+    expect(await lastLog()).toMatchObject({ route: 'prompts.completions', status: 200, virtual_key: 'local', model: 'local', prompt_tokens: prompt });
 
     const r = await t.request('POST', `/v1/prompts/${promptId}/completions`, { body: { variables: { topic: 'x' } } });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body)).toEqual(['status', 'headers', 'body']);
     expect(r.body).toMatchObject({ status: 'success', headers: {}, body: { object: 'chat.completion' } });
     expect(Number(r.headers.get('x-gateway-overhead-ms'))).toBeGreaterThanOrEqual(0);
+
+    // Chat completions themselves keep their own route.
+    const direct = await t.request('POST', '/v1/chat/completions', {
+      body: { model: 'local', messages: [{ role: 'user', content: 'direct' }] },
+      headers: { 'x-portkey-virtual-key': 'local' },
+    });
+    expect(direct.status, direct.text).toBe(200);
+    await vi.waitFor(async () => expect(await lastLog()).toMatchObject({ route: 'chat.completions', prompt_tokens: countTokens('direct') }));
   });
 
   it('streamed: chat.completion.chunk events ending in [DONE]', async () => {
@@ -152,6 +160,7 @@ describe('completions through chat completions', () => {
     expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
     expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('You said: Tell me about streams.');
     expect(chunks.at(-1).choices[0].finish_reason).toBe('stop');
+    await vi.waitFor(async () => expect(await lastLog()).toMatchObject({ route: 'prompts.completions', stream: true, prompt_tokens: countTokens('Tell me about streams.') }));
   });
 
   it('the virtual key comes from the request when the prompt has none', async () => {
@@ -179,7 +188,7 @@ describe('completions through chat completions', () => {
       const error = await refusal(client.prompts.completions.create({ promptID: promptId, variables: { topic: 'budgets' } }));
       expect(error.status).toBe(412);
       expect(error.error.error).toMatchObject({ type: 'usage_limit_error', code: 'usage_limit_exceeded' });
-      expect(await lastLog()).toMatchObject({ status: 412, refusal: 'usage_limit', total_tokens: 0 });
+      expect(await lastLog()).toMatchObject({ route: 'prompts.completions', status: 412, refusal: 'usage_limit', total_tokens: 0 });
     } finally {
       await ok('DELETE', `/v1/policies/usage-limits/${policy.id}`);
     }

@@ -37,11 +37,17 @@ interface Prepared {
   call: ProviderCall;
 }
 
-export async function createChatCompletion(ctx: ChatContext, body: WireBody, virtualKey?: string | null): Promise<Admitted<ChatCompletionResult>> {
+/** `route` names the front door in the request log: a prompt's completions are chat completions too. */
+export async function createChatCompletion(
+  ctx: ChatContext,
+  body: WireBody,
+  virtualKey?: string | null,
+  route: 'chat.completions' | 'prompts.completions' = 'chat.completions',
+): Promise<Admitted<ChatCompletionResult>> {
   const checked = checkChatBody(body);
   const texts = promptTexts(checked.messages);
   const prepared = await admit(ctx, 'chat_completion', body, virtualKey, {
-    route: 'chat.completions',
+    route,
     stream: checked.stream,
     inputText: texts.join('\n'),
     maxCompletionTokens: checked.maxCompletionTokens,

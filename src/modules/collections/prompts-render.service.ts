@@ -1,7 +1,8 @@
 /**
  * Using a prompt: render fills its template and gives the chat-completion request it makes;
  * completions sends that request through the chat-completions path, with all of chat's enforcement
- * (virtual key, access, rate limit, usage limits and policies, guardrails, request log).
+ * (virtual key, access, rate limit, usage limits and policies, guardrails, request log, where they
+ * are logged as `prompts.completions`).
  */
 import type { ServiceContext } from '../../context.js';
 import { createChatCompletion, type ChatCompletionResult } from '../chat/chat.service.js';
@@ -52,5 +53,5 @@ export async function createPromptCompletion(
   virtualKey?: string | null,
 ): Promise<Admitted<ChatCompletionResult>> {
   const prompt = await usablePrompt(ctx, idOrSlug);
-  return createChatCompletion(ctx, requestOf(prompt, input), virtualKey || prompt.virtualKey);
+  return createChatCompletion(ctx, requestOf(prompt, input), virtualKey || prompt.virtualKey, 'prompts.completions');
 }

@@ -17,7 +17,8 @@ export interface ModelCall {
   virtualKey: string | null;
   provider: string | null;
   model: string | null;
-  route: 'chat.completions' | 'embeddings' | 'runs';
+  /** What the call came through: its request-log route. */
+  route: 'chat.completions' | 'prompts.completions' | 'embeddings' | 'runs';
   status: number;
   stream: boolean;
   usage: { prompt_tokens: number; completion_tokens: number } | null;
