@@ -32,6 +32,8 @@ it('a restart fails the interrupted run and releases its reservation; the resume
     const waiting = await startRun(first, 'still queued', {}, { tools: [] });
     // Both admissions hold their estimates while the first process "dies" (it is never stopped).
     expect(await heldReservations(first)).toBeGreaterThan(0);
+    // Dead, its run leases lapse (on PostgreSQL a second instance honours a live one's leases).
+    await first.app.runtime.fork().getConnection().execute("update runs set lease_owner = 'dead', lease_expires_at = 0 where lease_owner is not null");
 
     const second = await createTestApp(env);
     try {

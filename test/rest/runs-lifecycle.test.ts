@@ -146,6 +146,8 @@ describe('restart recovery', () => {
       const cancelling = await startRun(first, 'being cancelled', {}, { tools: [] });
       // As if the process died between the cancel request and its settlement.
       await first.app.runtime.fork().getConnection().execute("update runs set status = 'cancelling' where id = ?", [cancelling.run.id]);
+      // Dead, its run leases lapse (on PostgreSQL a second instance honours a live one's leases).
+      await first.app.runtime.fork().getConnection().execute("update runs set lease_owner = 'dead', lease_expires_at = 0 where lease_owner is not null");
 
       // A second process starts on the same database while the first one is "dead" (never stopped).
       const second = await createTestApp(env);
