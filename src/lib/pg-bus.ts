@@ -147,7 +147,7 @@ export class PgBus implements Bus, Instances {
       if (this.closed) return;
       // Messages sent while the connection is down are lost; followers of runs fill gaps from the log.
       this.logger.warn({ err: error }, 'instance message connection lost; reconnecting');
-      setTimeout(() => void this.connection().catch((e: unknown) => lost(e as Error)), RECONNECT_MS).unref();
+      this.reconnect();
     };
     client.on('error', lost);
     client.on('end', () => lost());
@@ -157,6 +157,17 @@ export class PgBus implements Bus, Instances {
     await client.query(`listen ${CHANNEL}`);
     this.client = client;
     return client;
+  }
+
+  /** Tries again every RECONNECT_MS until a connection listens (or the bus closes). */
+  private reconnect(): void {
+    setTimeout(() => {
+      if (this.closed || this.client) return;
+      this.connection().catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'instance message connection failed; retrying');
+        this.reconnect();
+      });
+    }, RECONNECT_MS).unref();
   }
 
   private receive(text: string): void {

@@ -31,15 +31,17 @@ describe.skipIf(!onPostgres)('two buses on one PostgreSQL database', () => {
   const opened: PgBus[] = [];
   let database: TestDatabase;
 
-  async function bus(): Promise<PgBus> {
+  async function client(): Promise<RawPgClient> {
     database ??= await testDatabase('sqlite::memory:');
     // pg is the driver @mikro-orm/postgresql brings; the app gets its client through the ORM's knex.
     const { default: pg } = (await import('pg' as string)) as { default: { Client: new (options: { connectionString: string }) => RawPgClient & { connect(): Promise<void> } } };
-    const created = new PgBus(async () => {
-      const client = new pg.Client({ connectionString: database.url });
-      await client.connect();
-      return client;
-    }, logger);
+    const created = new pg.Client({ connectionString: database.url });
+    await created.connect();
+    return created;
+  }
+
+  async function bus(): Promise<PgBus> {
+    const created = new PgBus(client, logger);
     await created.start();
     opened.push(created);
     return created;
@@ -79,5 +81,22 @@ describe.skipIf(!onPostgres)('two buses on one PostgreSQL database', () => {
     expect(await leader.leads()).toBe(true);
     await leader.close();
     expect(await follower.leads()).toBe(true);
+  });
+
+  it('a bus whose connection is cut reconnects and hears again', async () => {
+    const [a, b] = [await bus(), await bus()];
+    const heard: unknown[] = [];
+    new PubSub(b).on('r', (p) => heard.push(p));
+    const killer = await client();
+    await killer.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    await killer.end();
+    const pa = new PubSub(a);
+    const until = Date.now() + 10_000;
+    // Messages sent while b is away are lost (run followers read the log); keep sending until b is back.
+    for (let i = 0; heard.length === 0 && Date.now() < until; i++) {
+      pa.publish('r', { i });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(heard.length).toBeGreaterThan(0);
   });
 });
