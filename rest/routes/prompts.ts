@@ -15,6 +15,11 @@ function present(object: Wire): Wire {
   return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== null));
 }
 
+/** Portkey's prompt documents `tool_choice` as an object: a string form is `{type: <it>}`. */
+function promptToolChoice(choice: unknown): unknown {
+  return typeof choice === 'string' ? { type: choice } : choice;
+}
+
 /** Portkey's `Prompt`: the prompt's own fields with one version's content. */
 function promptBody(own: Wire, version: Wire): Wire {
   return present({
@@ -32,7 +37,7 @@ function promptBody(own: Wire, version: Wire): Wire {
     model: version.model,
     functions: version.functions,
     tools: version.tools,
-    tool_choice: version.tool_choice,
+    tool_choice: promptToolChoice(version.tool_choice),
     template_metadata: version.template_metadata,
     status: own.status,
     created_at: own.created_at,
@@ -47,7 +52,7 @@ function versionSummary(promptId: unknown, version: Wire): Wire {
   return present({
     id,
     prompt_id: promptId,
-    prompt_template: present(promptTemplate),
+    prompt_template: present({ ...promptTemplate, tool_choice: promptToolChoice(promptTemplate.tool_choice) }),
     prompt_version: number,
     prompt_description: version_description,
     label_id,

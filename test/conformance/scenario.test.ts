@@ -209,7 +209,7 @@ async function prompts() {
     virtual_key: 'local',
     version_description: 'First cut',
     tools: [weatherTool],
-    tool_choice: { type: 'auto' },
+    tool_choice: 'auto',
     template_metadata: { owner: 'support' },
   });
   await ok('GET', '/v1/prompts');
@@ -220,6 +220,10 @@ async function prompts() {
   await ok('PUT', `/v1/prompts/${created.id}/versions/${created.version_id}`, { label_id: '4f0c6a0e-1b7e-4d43-9d38-2d3c3b6f1a10' });
   const variables = { product: 'Gatehouse', question: 'what is it?' };
   await ok('POST', `/v1/prompts/${created.id}/render`, { variables });
+  // The object form of tool_choice renders as stored; then version 1 (the string form) is made the default again.
+  await ok('PUT', `/v1/prompts/${created.id}`, { tool_choice: { type: 'function', function: { name: 'get_weather' } } });
+  await ok('POST', `/v1/prompts/${created.id}/render`, { variables });
+  await ok('PUT', `/v1/prompts/${created.id}/makeDefault`, { version: 1 });
   await ok('POST', `/v1/prompts/${created.id}/completions`, { variables });
   await ok('POST', `/v1/prompts/${created.id}/completions`, { variables, stream: true });
   await ok('DELETE', `/v1/prompts/${created.id}`);

@@ -206,6 +206,14 @@ describe('render', () => {
     expect(await t.request('PUT', `/v1/prompts/${created.id}`, { body: { tool_choice: 'sometimes' } })).toMatchObject(
       errorResponse(400, "Invalid value: 'sometimes'. Supported values are: 'none', 'auto' and 'required'.", 'tool_choice', 'invalid_value'),
     );
+    // The prompt answers the object form its document names, render the chat request's string form.
+    expect((await ok('GET', `/v1/prompts/${created.id}`)).tool_choice).toEqual({ type: 'required' });
+    await ok('PUT', `/v1/prompts/${created.id}`, { tool_choice: { type: 'auto' } });
+    expect((await ok('POST', `/v1/prompts/${created.id}/render`, { variables: {} })).data.tool_choice).toBe('auto');
+    expect((await ok('GET', `/v1/prompts/${created.id}/versions`))[0].prompt_template.tool_choice).toEqual({ type: 'auto' });
+    expect(await t.request('PUT', `/v1/prompts/${created.id}`, { body: { tool_choice: { type: 'auto', extra: 1 } } })).toMatchObject(
+      errorResponse(400, 'Unrecognized request argument supplied: extra', 'tool_choice.extra', 'unknown_parameter'),
+    );
   });
 });
 

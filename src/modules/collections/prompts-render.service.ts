@@ -9,7 +9,7 @@ import { createChatCompletion, type ChatCompletionResult } from '../chat/chat.se
 import type { Admitted, ModelWorkContext } from '../runs/admission.js';
 import { renderMessages } from './prompt-template.js';
 import type { PromptVersion } from './prompt-version.entity.js';
-import type { RenderPromptInput } from './prompts.contract.js';
+import { TOOL_CHOICES, type RenderPromptInput } from './prompts.contract.js';
 import { defaultVersion, findPrompt, requireActive } from './prompts.service.js';
 
 export type ChatRequest = Record<string, unknown>;
@@ -24,10 +24,15 @@ function requestOf(prompt: PromptVersion, input: RenderPromptInput): ChatRequest
   const stored: ChatRequest = { ...prompt.parameters, model: prompt.model };
   if (prompt.functions) stored.functions = prompt.functions;
   if (prompt.tools) stored.tools = prompt.tools;
-  if (prompt.toolChoice) stored.tool_choice = prompt.toolChoice;
+  if (prompt.toolChoice) stored.tool_choice = chatToolChoice(prompt.toolChoice);
   const request: ChatRequest = { ...stored, ...hyperparameters, messages: [...renderMessages(prompt.template, variables), ...(extra ?? [])] };
   if (stream != null) request.stream = stream;
   return request;
+}
+
+/** The chat request's form of a stored tool choice: `{type: "auto"}` (the prompt's form) is `"auto"`. */
+function chatToolChoice(choice: NonNullable<PromptVersion['toolChoice']>): unknown {
+  return typeof choice === 'object' && Object.keys(choice).length === 1 && TOOL_CHOICES.includes(choice.type as never) ? choice.type : choice;
 }
 
 /** An active prompt's default version: what it is used at. */

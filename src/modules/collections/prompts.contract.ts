@@ -20,6 +20,8 @@ const template = text({ max: TEMPLATE_MAX }).superRefine((value, ctx) => {
 
 const object = () => z.record(z.unknown());
 
+export const TOOL_CHOICES = ['none', 'auto', 'required'] as const;
+
 /** What a version holds besides the template: every field optional, as `PUT` backfills it. */
 const versionFields = {
   parameters: object().nullish().describe('Model parameters sent with every completion (temperature, max_tokens, …); default {}.'),
@@ -28,10 +30,16 @@ const versionFields = {
   version_description: text({ max: DESCRIPTION_MAX, allowEmpty: true }).nullish().describe('What this version changed.'),
   functions: z.array(object()).nullish().describe('Function definitions sent with every completion.'),
   tools: z.array(object()).nullish().describe('Tool definitions sent with every completion.'),
+  // Portkey's prompt documents an object, its chat request a string or a named function: both are
+  // taken, and each answer gives its own document's form (`{type: "auto"}` ⇄ `"auto"`).
   tool_choice: z
-    .union([oneOf(['none', 'auto', 'required']), object()])
+    .union([
+      oneOf(TOOL_CHOICES),
+      z.object({ type: oneOf(TOOL_CHOICES) }).strict(),
+      z.object({ type: z.literal('function'), function: z.object({ name: text() }) }),
+    ])
     .nullish()
-    .describe('Which tool the model uses (`none`, `auto`, `required` or a tool-choice object), sent with every completion.'),
+    .describe('Which tool the model uses: `none`, `auto`, `required` (or `{type: …}` of them) or `{type: "function", function: {name}}`; sent with every completion.'),
   template_metadata: object().nullish().describe('Free-form metadata kept with the version.'),
 };
 
