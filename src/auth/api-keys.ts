@@ -56,6 +56,7 @@ export class ApiKeyCache {
   ) {
     pubsub?.on(API_KEY_FORGOTTEN_TOPIC, (payload) => {
       const { keyId, hash } = payload as Forgotten;
+      this.generation++;
       if (keyId) this.dropKeyId(keyId);
       if (hash) this.entries.delete(hash);
     });
@@ -71,19 +72,28 @@ export class ApiKeyCache {
     return entry.principal;
   }
 
-  set(hash: string, principal: Principal | null, now: number): void {
-    if (this.ttlMs === 0) return;
+  /**
+   * Counts forgets. A lookup notes it before reading the database and passes it to `set`: a key
+   * forgotten while the read was under way (a revoke committing meanwhile, here or elsewhere) is
+   * not cached from that read, which may predate the revoke.
+   */
+  generation = 0;
+
+  set(hash: string, principal: Principal | null, now: number, generation = this.generation): void {
+    if (this.ttlMs === 0 || generation !== this.generation) return;
     if (this.entries.size >= ApiKeyCache.MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(hash, { principal, expiresAt: now + this.ttlMs });
   }
 
   /** Drops a key's entries here and, through the pub/sub, in every instance. */
   forgetKeyId(apiKeyId: string): void {
+    this.generation++;
     this.dropKeyId(apiKeyId);
     this.pubsub?.publish(API_KEY_FORGOTTEN_TOPIC, { keyId: apiKeyId } satisfies Forgotten);
   }
 
   forgetHash(hash: string): void {
+    this.generation++;
     this.entries.delete(hash);
     this.pubsub?.publish(API_KEY_FORGOTTEN_TOPIC, { hash } satisfies Forgotten);
   }

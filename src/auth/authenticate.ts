@@ -15,11 +15,12 @@ export async function authenticate(runtime: Runtime, headers: Headers): Promise<
   const now = runtime.clock.now().getTime();
   let principal = runtime.apiKeys.get(hash, now);
   if (principal === undefined) {
+    const generation = runtime.apiKeys.generation;
     const record = await runtime.fork().findOne(ApiKeySchema, { keyHash: hash, status: 'active' });
     principal = record
       ? { apiKeyId: record.id, organisationId: record.organisationId, type: record.type, workspaceId: record.workspaceId ?? null }
       : null;
-    runtime.apiKeys.set(hash, principal, now);
+    runtime.apiKeys.set(hash, principal, now, generation);
   }
   if (!principal) throw new AuthenticationError('Invalid API key.');
   touchLastUsed(runtime, principal.apiKeyId, now);
