@@ -137,7 +137,10 @@ function jsonSchema(schema: ZodType): Json {
   // `none`: every schema inline (no recursion in the contracts); `output` for pipes: a query
   // integer is documented as the integer it becomes, a checked list as its items; only objects
   // marked `.strict()` refuse unknown keys, so only they say `additionalProperties: false`.
-  const { $schema: _dialect, ...json } = zodToJsonSchema(schema, { $refStrategy: 'none', pipeStrategy: 'output', removeAdditionalStrategy: 'strict', target: 'jsonSchema2019-09' }) as Json;
+  // Target draft-07: its keywords as this generator writes them mean the same in 2020-12
+  // (numeric `exclusiveMinimum`), while its `jsonSchema2019-09` target writes the draft-4 boolean
+  // form for `.positive()`, which 2020-12 rejects.
+  const { $schema: _dialect, ...json } = zodToJsonSchema(schema, { $refStrategy: 'none', pipeStrategy: 'output', removeAdditionalStrategy: 'strict', target: 'jsonSchema7' }) as Json;
   return json;
 }
 
