@@ -17,6 +17,9 @@ import type { RunStatus } from './run-state.js';
 
 /** Claims `runId` while it is `status` and nobody's unexpired lease holds it; true when this instance now holds it. */
 export async function claimRun(runtime: Runtime, runId: string, status: RunStatus): Promise<boolean> {
+  // Alone on the database (SQLite: one process per file) nobody contests a run, and the executor's
+  // job map already keeps each run to one job, so a lease would cost a statement per run for nothing.
+  if (runtime.instances.alone) return true;
   const now = Date.now();
   const result = await executeSql<{ affectedRows?: number }>(
     runtime.fork(),
@@ -29,6 +32,7 @@ export async function claimRun(runtime: Runtime, runId: string, status: RunStatu
 
 /** Extends every lease this instance holds; returns how many. */
 export async function renewLeases(runtime: Runtime): Promise<number> {
+  if (runtime.instances.alone) return 0;
   const result = await executeSql<{ affectedRows?: number }>(
     runtime.fork(),
     'update runs set lease_expires_at = ? where lease_owner = ?',
@@ -40,6 +44,7 @@ export async function renewLeases(runtime: Runtime): Promise<number> {
 
 /** Gives up this instance's lease on a run it claimed but did not start (shutdown). */
 export async function releaseRun(runtime: Runtime, runId: string): Promise<void> {
+  if (runtime.instances.alone) return;
   await executeSql(runtime.fork(), 'update runs set lease_owner = null, lease_expires_at = null where id = ? and lease_owner = ?', [runId, runtime.instances.id], 'run');
 }
 
