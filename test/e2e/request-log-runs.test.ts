@@ -86,7 +86,7 @@ describe('request log writer', () => {
     for (let i = 1; i <= 5; i++) writer.write(record(i));
     expect((await writer.dropped.get()).values).toEqual([{ value: 3, labels: { reason: 'buffer_full' } }]);
     await writer.flush();
-    const rows = await t.app.runtime.fork().getConnection().execute<Array<{ n: number }>>("select count(*) as n from request_logs where id like '00000000-0000-4000-8000-00000000000%'", [], 'all');
+    const rows = await t.app.runtime.fork().getConnection().execute<Array<{ n: number }>>("select count(*) as n from request_logs where cast(id as text) like '00000000-0000-4000-8000-00000000000%'", [], 'all');
     expect(Number(rows[0].n)).toBe(2);
   });
 });

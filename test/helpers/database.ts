@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { threadId } from 'node:worker_threads';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import { PostgresDriver } from '../../src/db/postgres-driver.js';
 
@@ -43,7 +44,8 @@ export async function testDatabase(url: string): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL || !url.startsWith('sqlite:')) return { url, release: async () => {} };
   const file = url.slice('sqlite:'.length);
   if (file === ':memory:') {
-    const name = `${TEST_DATABASE_PREFIX}${run()}_${process.pid}_${++fresh}`;
+    // Vitest's workers are threads of one process: the thread id keeps their counters apart.
+    const name = `${TEST_DATABASE_PREFIX}${run()}_${process.pid}_${threadId}_${++fresh}`;
     await adminStatement(`create database "${name}" template "${templateDatabase()}"`);
     return { url: databaseUrl(name), release: () => adminStatement(`drop database if exists "${name}" with (force)`) };
   }

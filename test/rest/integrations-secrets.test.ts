@@ -6,6 +6,8 @@ import { Portkey } from 'portkey-ai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { resolveProvider } from '../../src/modules/integrations/provider-resolution.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { onPostgres } from '../helpers/database.js';
+import { tableNames } from '../property/row-counts.js';
 
 // An integration's secret key never appears in a response, a log line (debug level) or the
 // database file: it is stored AES-256-GCM encrypted and only ever shown masked.
@@ -90,8 +92,16 @@ it('no log line contains either secret (debug level, so every request is logged)
   }
 });
 
-it('the database file holds the key only encrypted', async () => {
-  const bytes = [file, `${file}-wal`].filter(existsSync).map((path) => readFileSync(path).toString('latin1')).join('');
+/** What the database holds: the SQLite file's bytes, or on PostgreSQL every row of every table as text. */
+async function storedBytes(): Promise<string> {
+  if (!onPostgres) return [file, `${file}-wal`].filter(existsSync).map((path) => readFileSync(path).toString('latin1')).join('');
+  const connection = t.app.runtime.fork().getConnection();
+  const dumps = await Promise.all((await tableNames(t)).map((name) => connection.execute<Array<{ row: string }>>(`select row_to_json(t)::text as row from "${name}" t`, [], 'all')));
+  return dumps.flat().map((r) => r.row).join('\n');
+}
+
+it('the database holds the key only encrypted', async () => {
+  const bytes = await storedBytes();
   expect(bytes.length).toBeGreaterThan(0);
   expect(bytes).not.toContain(SECRET);
   expect(bytes).not.toContain(OTHER_SECRET);

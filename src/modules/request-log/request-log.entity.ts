@@ -26,7 +26,7 @@ export const RequestLogSchema = defineEntity({
     completionTokens: p.integer(),
     totalTokens: p.integer(),
     /** US dollars from the model's price (0 when no price is known). */
-    cost: p.float(),
+    cost: p.double(),
     totalMs: p.float(),
     upstreamMs: p.float().nullable(),
     requestId: p.string().nullable(),

@@ -13,7 +13,9 @@ export const RunEventSchema = defineEntity({
     runId: p.string(),
     sequence: p.integer(),
     event: p.string(),
-    data: p.json<unknown>(),
+    // `json`, not `jsonb`: PostgreSQL keeps the text as written (jsonb reorders keys), so a replayed
+    // event is byte for byte the live one.
+    data: p.json<unknown>().columnType('json'),
     createdAt: p.datetime(),
   }),
   uniques: [{ properties: ['runId', 'sequence'] }],
