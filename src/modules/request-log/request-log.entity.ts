@@ -26,7 +26,8 @@ export const RequestLogSchema = defineEntity({
     completionTokens: p.integer(),
     totalTokens: p.integer(),
     /** US dollars from the model's price (0 when no price is known). */
-    cost: p.double(),
+    // A double (8 bytes on both databases) read as a JS number: MikroORM reads doubles as strings unless told.
+    cost: p.double().$type<number>().runtimeType('number'),
     totalMs: p.float(),
     upstreamMs: p.float().nullable(),
     requestId: p.string().nullable(),
