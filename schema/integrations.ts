@@ -152,6 +152,7 @@ const WorkspaceUsageRef = builder.objectRef<integrations.AccessUsage>('Workspace
     currentUsage: t.exposeFloat('currentUsage', { description: 'Usage so far (US dollars or tokens, as the limit counts).' }),
     status: t.expose('status', { type: WorkspaceUsageStatusEnum, description: 'Active or exhausted.' }),
     periodKey: t.exposeString('periodKey', { description: 'The period: 2026-11 (monthly), 2026-W48 (weekly) or all (never resets).' }),
+    nextResetAt: t.expose('nextResetAt', { type: 'DateTime', nullable: true, description: 'When the next period starts and usage starts again from zero; null: the limit never resets.' }),
   }),
 });
 

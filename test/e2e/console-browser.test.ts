@@ -128,11 +128,14 @@ describe.skipIf(!HAVE_BROWSER)('console in a headless chromium', { timeout: 60_0
     expect(await tiny.getAttribute('class')).toContain('exhausted');
     expect(await tiny.textContent()).toContain('exhausted');
 
-    const access = (await t.graphql(`{ integrationWorkspaces(slug: "local") { workspaces { workspaceId usage { currentUsage periodKey } } } }`)).data.integrationWorkspaces.workspaces;
+    const access = (await t.graphql(`{ integrationWorkspaces(slug: "local") { workspaces { workspaceId usage { currentUsage periodKey nextResetAt } } } }`)).data.integrationWorkspaces.workspaces;
     const usage = access.find((a: any) => a.workspaceId === workspaceId).usage;
     const accessBar = page.locator('[data-testid=access][data-name="local/default"] [data-testid=bucket]');
     expect(await accessBar.getAttribute('data-used')).toBe(String(usage.currentUsage));
-    expect(await accessBar.textContent()).toContain(`period ${usage.periodKey}; resets weekly`);
+    // The console prints dates as `YYYY-MM-DD HH:MM:SS UTC`.
+    expect(usage.nextResetAt).not.toBeNull();
+    const nextReset = usage.nextResetAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+    expect(await accessBar.textContent()).toContain(`period ${usage.periodKey}; resets weekly; next reset ${nextReset}`);
     await shot('usage');
 
     expect((await chat('spend a little more of the budget')).status).toBe(200);

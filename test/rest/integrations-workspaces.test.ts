@@ -339,6 +339,22 @@ describe('usage and reset_usage', () => {
     // The limit itself stays.
     expect((await access()).workspaces[1].usage_limits).toEqual([{ type: 'tokens', credit_limit: 100, periodic_reset: null }]);
   });
+
+  it('gives the next reset of the current period (GraphQL nextResetAt), null when the limit never resets', async () => {
+    const nextResetAt = async () =>
+      (await t.graphql(`{ integrationWorkspaces(slug: "openai") { workspaces { workspaceId usage { nextResetAt } } } }`)).data.integrationWorkspaces.workspaces.find(
+        (w: { workspaceId: string }) => w.workspaceId === a.workspaceId,
+      ).usage.nextResetAt;
+    const limit = async (periodic_reset: string | null) =>
+      expectJson(await put({ workspaces: [{ id: a.slug, enabled: true, usage_limits: [{ type: 'tokens', credit_limit: 100, periodic_reset }] }] }), 200, {});
+    // The clock stands on Sunday 2026-11-22: the week ends at Monday's midnight, the month on December 1st.
+    await limit('weekly');
+    expect(await nextResetAt()).toBe('2026-11-23T00:00:00.000Z');
+    await limit('monthly');
+    expect(await nextResetAt()).toBe('2026-12-01T00:00:00.000Z');
+    await limit(null);
+    expect(await nextResetAt()).toBeNull();
+  });
 });
 
 describe('workspace keys', () => {

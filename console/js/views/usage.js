@@ -14,7 +14,7 @@ const ACCESS = `{ integrations(pageSize: 1000) { data {
   slug name
   workspaces { workspaces { workspaceId enabled
     usageLimits { type creditLimit alertThreshold periodicReset }
-    usage { currentUsage periodKey status }
+    usage { currentUsage periodKey status nextResetAt }
   } }
 } } }`;
 
@@ -71,7 +71,7 @@ async function accessBars(ctx) {
   if (limited.length === 0) return h('p', { class: 'empty' }, 'No workspace access has a usage limit.');
   return limited.map(({ integration, access }) => {
     const limit = access.usageLimits[0];
-    const usage = access.usage ?? { currentUsage: 0, status: 'active', periodKey: '—' };
+    const usage = access.usage ?? { currentUsage: 0, status: 'active', periodKey: '—', nextResetAt: null };
     return h(
       'div',
       { class: 'limit', 'data-testid': 'access', 'data-name': `${integration.slug}/${ctx.workspaceName(access.workspaceId)}` },
@@ -83,7 +83,7 @@ async function accessBars(ctx) {
         threshold: limit.alertThreshold,
         type: limit.type,
         exhausted: usage.status === 'exhausted',
-        period: `period ${usage.periodKey}; ${limit.periodicReset ? `resets ${limit.periodicReset}` : 'never resets'}`,
+        period: `period ${usage.periodKey}; ${limit.periodicReset ? `resets ${limit.periodicReset}; next reset ${fmt.date(usage.nextResetAt)}` : 'never resets'}`,
       }),
     );
   });

@@ -11,7 +11,7 @@ import { validateName } from '../tenancy/tenancy.service.js';
 import { WorkspaceSchema, type Workspace } from '../tenancy/workspace.entity.js';
 import { bucketStatus, type BucketStatus } from '../usage/alerts.js';
 import { usageEngine } from '../usage/usage-engine.js';
-import { periodKey } from '../usage/usage-periods.js';
+import { nextReset, periodKey } from '../usage/usage-periods.js';
 import { IntegrationSchema, type AiProviderId, type Integration } from './integration.entity.js';
 import { listIntegrationsContract, type ConfigurationsInput, type CreateIntegrationInput, type UpdateIntegrationInput, type UpdateIntegrationWorkspacesInput } from './integrations.contract.js';
 import { parseContract } from '../../lib/contract.js';
@@ -233,6 +233,8 @@ export interface AccessUsage {
   status: BucketStatus;
   /** `2026-11`, `2026-W48` or `all`. */
   periodKey: string;
+  /** Start of the next period, when usage starts again from zero; null when the limit never resets. */
+  nextResetAt: Date | null;
 }
 
 /** Current-period usage of each access's usage limit (null without one), in one query for all. */
@@ -248,8 +250,9 @@ export async function accessUsage(runtime: Runtime, rows: readonly WorkspaceAcce
     const limit = row.usageLimit;
     if (!limit) return null;
     const bucket = byId.get(row.id)?.find((b) => b.valueKey === workspaceValueKey(row.workspaceId));
-    if (bucket) return { currentUsage: bucket.currentUsage, status: bucket.status, periodKey: bucket.periodKey };
-    return { currentUsage: 0, status: bucketStatus(0, limit.creditLimit), periodKey: periodKey(limit.periodicReset, now) };
+    const nextResetAt = nextReset(limit.periodicReset, now);
+    if (bucket) return { currentUsage: bucket.currentUsage, status: bucket.status, periodKey: bucket.periodKey, nextResetAt };
+    return { currentUsage: 0, status: bucketStatus(0, limit.creditLimit), periodKey: periodKey(limit.periodicReset, now), nextResetAt };
   });
 }
 
