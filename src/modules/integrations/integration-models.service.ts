@@ -43,7 +43,8 @@ export async function updateIntegrationModels(ctx: ServiceContext, slugOrId: str
   const current = integration.configurations?.models ?? DEFAULT_MODELS;
   const settings = new Map(current.models.map((m) => [m.slug, m]));
   const prices: PriceOverrides = { ...(integration.configurations?.prices ?? {}) };
-  const known = new Set(offeredModels(integration.aiProviderId, integration.configurations?.models, integration.configurations?.prices).map((m) => m.slug));
+  // Models outside the catalogue that the integration already names (set one by one or priced).
+  const known = new Set([...settings.keys(), ...Object.keys(prices)]);
   const seen = new Map<string, number>();
   for (const [i, item] of input.models.entries()) {
     const param = `models[${i}]`;
