@@ -15,7 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../../schema/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { AWKWARD_TEXT } from './mutations.js';
-import { rowCounts, tableNames } from './row-counts.js';
+import { tableNames } from '../helpers/tables.js';
+import { rowCounts } from './row-counts.js';
 
 /*
  * Generated variables for every query and mutation field of the GraphQL schema, from the

@@ -5,7 +5,8 @@ import type { RouteRow } from '../../rest/route.js';
 import { runExecutor } from '../../src/modules/runs/executor.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { AWKWARD_TEXT, mutateToText, mutationChoice, type MutationChoice } from './mutations.js';
-import { rowCounts, tableNames } from './row-counts.js';
+import { tableNames } from '../helpers/tables.js';
+import { rowCounts } from './row-counts.js';
 import { arbitraryFor } from './zod-arbitrary.js';
 
 /*

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { resolveProvider } from '../../src/modules/integrations/provider-resolution.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { onPostgres } from '../helpers/database.js';
-import { tableNames } from '../property/row-counts.js';
+import { tableNames } from '../helpers/tables.js';
 
 // An integration's secret key never appears in a response, a log line (debug level) or the
 // database file: it is stored AES-256-GCM encrypted and only ever shown masked.
