@@ -21,8 +21,9 @@ const MIGRATION_LOCK = 4_207_281_517;
  */
 export async function migrate(orm: MikroORM, mode: MigrateMode): Promise<string[]> {
   const migrator = orm.getMigrator() as Migrator;
-  await adoptUnversionedSchema(orm, migrator);
-  const pending = await migrator.getPendingMigrations();
+  // One look at what is recorded serves both questions (each costs the migrator several queries, on every start).
+  let pending = await migrator.getPendingMigrations();
+  if (pending[0]?.name === BASELINE_MIGRATION && (await adoptUnversionedSchema(orm, migrator))) pending = pending.slice(1);
   if (pending.length === 0) return [];
   if (mode === 'off') {
     throw new Error(`The database needs migrations ${pending.map((m) => m.name).join(', ')}: run \`npm run migrate\` (or start with DB_MIGRATE=auto).`);
@@ -45,8 +46,10 @@ async function upLocked(orm: MikroORM, migrator: Migrator) {
   });
 }
 
-async function adoptUnversionedSchema(orm: MikroORM, migrator: Migrator): Promise<void> {
-  if ((await migrator.getExecutedMigrations()).length > 0) return;
+/** Records the baseline as applied when its tables are already there (called while nothing is recorded); true when it did. */
+async function adoptUnversionedSchema(orm: MikroORM, migrator: Migrator): Promise<boolean> {
   const knex = (orm.em.getConnection() as unknown as { getKnex(): { schema: { hasTable(name: string): Promise<boolean> } } }).getKnex();
-  if (await knex.schema.hasTable('workspaces')) await migrator.getStorage().logMigration({ name: BASELINE_MIGRATION, context: undefined });
+  if (!(await knex.schema.hasTable('workspaces'))) return false;
+  await migrator.getStorage().logMigration({ name: BASELINE_MIGRATION, context: undefined });
+  return true;
 }
