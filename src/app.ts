@@ -42,8 +42,8 @@ export async function createApp(config: Config, options: RuntimeOptions = {}): P
     // Masking happens in maskingPlugin, which knows the request id; Yoga's would not.
     maskedErrors: false,
     plugins: [
-      consolePlugin(),
       ...edgePlugins(runtime),
+      consolePlugin(),
       maskingPlugin(),
       documentErrorsPlugin(),
       inputGuardPlugin(config.JSON_MAX_DEPTH),

@@ -4,12 +4,16 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'graphql-yoga';
 import { MethodNotAllowedError, unknownUrl } from '../errors.js';
 import { appErrorResponse } from './error-response.js';
-import { requestIdOf } from './request-id.js';
 import { recordRoute } from './route-label.js';
 
 /** The web console's static files (plain HTML, CSS and ES modules: nothing to build, nothing fetched). */
 const CONSOLE_DIR = fileURLToPath(new URL('../../console/', import.meta.url));
 const PREFIX = '/console';
+
+/** `/console` and every path under it: the served-paths plugin passes these on to the console. */
+export function isConsolePath(pathname: string): boolean {
+  return pathname === PREFIX || pathname.startsWith(`${PREFIX}/`);
+}
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -57,17 +61,16 @@ function loadFiles(dir: string): Map<string, StaticFile> {
 }
 
 /**
- * Serves `/console` (GET and HEAD); other paths pass on. Listed before the edge plugins (whose
- * served-paths plugin answers 404 for paths it does not know), so it starts the request's clock
- * itself; the edge's response plugins (request id, metrics, access line) still run on its answers.
+ * Serves `/console` (GET and HEAD); other paths pass on. Listed after the edge plugins, which
+ * give the request its id and pass console paths on; their response plugins (request id,
+ * metrics, access line) run on its answers.
  */
 export function consolePlugin(dir = CONSOLE_DIR): Plugin {
   const files = loadFiles(dir);
   return {
     onRequest({ request, url, endResponse }) {
       const pathname = url.pathname;
-      if (pathname !== PREFIX && !pathname.startsWith(`${PREFIX}/`)) return;
-      requestIdOf(request);
+      if (!isConsolePath(pathname)) return;
       // One label for the folder: the set of files is fixed, but unknown paths must not add labels.
       recordRoute(request, PREFIX);
       const file = files.get(pathname);

@@ -1,11 +1,13 @@
 import type { Plugin } from 'graphql-yoga';
 import { unknownUrl } from '../errors.js';
+import { isConsolePath } from './console.js';
 import { appErrorResponse } from './error-response.js';
 import { recordRoute, UNKNOWN_ROUTE } from './route-label.js';
 
 /**
  * The paths the gateway serves besides the operations endpoints (answered before this plugin):
- * GraphQL over HTTP, GraphQL over SSE, and the REST layer under /v1 (which labels its own routes).
+ * GraphQL over HTTP, GraphQL over SSE, the REST layer under /v1 (which labels its own routes) and
+ * the console's pages (which label theirs).
  * Any other path is a 404 here, before authentication or a body is read.
  */
 export const GRAPHQL_PATH = '/graphql';
@@ -26,7 +28,7 @@ export function servedPathsPlugin(): Plugin {
     onRequest({ request, url, endResponse }) {
       const graphqlRoute = graphqlRouteOf(url.pathname);
       if (graphqlRoute) return recordRoute(request, graphqlRoute);
-      if (isRestPath(url.pathname)) return;
+      if (isRestPath(url.pathname) || isConsolePath(url.pathname)) return;
       recordRoute(request, UNKNOWN_ROUTE);
       endResponse(appErrorResponse(unknownUrl(request.method, url.pathname)));
     },
