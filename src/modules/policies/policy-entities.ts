@@ -53,10 +53,10 @@ async function entityPage(ctx: ServiceContext, policy: UsageLimitsPolicy, query:
  */
 export async function resetPolicyEntity(ctx: ServiceContext, policyId: string, entityId: string): Promise<PolicyEntity> {
   const policy = await getChangeablePolicy(ctx, policyId);
-  const only = { valueKey: entityId, offset: 0, limit: 1 };
-  if ((await entityPage(ctx, policy, only)).total === 0) {
+  // A page of size 0 is only the count: the existence check reads no usage it would then discard.
+  if ((await entityPage(ctx, policy, { valueKey: entityId, offset: 0, limit: 0 })).total === 0) {
     throw new NotFoundError(POLICY_ENTITY_NOT_FOUND, { param: 'entity_id', code: 'policy_entity_not_found' });
   }
   await resetValueKey(ctx, policy, entityId);
-  return (await entityPage(ctx, policy, only)).data[0];
+  return (await entityPage(ctx, policy, { valueKey: entityId, offset: 0, limit: 1 })).data[0];
 }
