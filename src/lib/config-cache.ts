@@ -37,8 +37,9 @@ export class ConfigCache {
   private readonly listeners = new Set<Listener>();
   private version: number | null = null;
   private readonly synced = new WeakMap<EntityManager, Promise<void>>();
-  /** Invalidations reach this cache from every instance (see `linkCache`): no data_version to ask. */
-  linked = false;
+
+  /** `linked`: invalidations reach this cache from every instance (see `linkCache`), so no data_version is asked. */
+  constructor(private readonly linked = false) {}
 
   /**
    * `sync` with `em`'s connection, asked once per EntityManager (a request's, a job's fork): one
@@ -108,7 +109,6 @@ export interface CacheHost {
  */
 function linkCache(cache: ConfigCache, pubsub: CacheHost['pubsub']): ConfigCache {
   if (!pubsub.crossesInstances) return cache;
-  cache.linked = true;
   cache.onInvalidate((scope) => pubsub.publish(CACHE_INVALIDATED_TOPIC, scope));
   pubsub.on(CACHE_INVALIDATED_TOPIC, (scope) => cache.invalidate(scope as CacheScope, { remote: true }));
   return cache;
@@ -116,5 +116,5 @@ function linkCache(cache: ConfigCache, pubsub: CacheHost['pubsub']): ConfigCache
 
 /** The app's cache (one per runtime). */
 export function configCache(runtime: CacheHost): ConfigCache {
-  return runtime.singleton('config-cache', () => linkCache(new ConfigCache(), runtime.pubsub));
+  return runtime.singleton('config-cache', () => linkCache(new ConfigCache(runtime.pubsub.crossesInstances), runtime.pubsub));
 }
