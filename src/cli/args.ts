@@ -101,8 +101,13 @@ function argumentProblem(error: unknown): string {
   }
 }
 
+/** `--name NAME` for a string option, `--json` for a boolean one. */
+function flagOf(name: string, spec: OptionSpec): string {
+  return spec.type === 'string' ? `--${name} ${spec.value ?? name.toUpperCase()}` : `--${name}`;
+}
+
 function optionLine(name: string, spec: OptionSpec): string {
-  const flag = spec.type === 'string' ? `--${name} ${spec.value ?? name.toUpperCase()}` : `--${name}`;
+  const flag = flagOf(name, spec);
   const choices = spec.choices ? ` (${spec.choices.join(', ')})` : '';
   return `  ${flag.padEnd(28)} ${spec.description}${choices}${spec.required ? ' [required]' : ''}`;
 }
@@ -110,10 +115,7 @@ function optionLine(name: string, spec: OptionSpec): string {
 export function usageLine(command: Command): string {
   const args = (command.args ?? []).join(' ');
   const options = Object.entries(command.options)
-    .map(([name, spec]) => {
-      const flag = spec.type === 'string' ? `--${name} ${spec.value ?? name.toUpperCase()}` : `--${name}`;
-      return spec.required ? flag : `[${flag}]`;
-    })
+    .map(([name, spec]) => (spec.required ? flagOf(name, spec) : `[${flagOf(name, spec)}]`))
     .join(' ');
   return ['gatehouse', command.name, args, options, '[--json]'].filter(Boolean).join(' ');
 }
