@@ -5,6 +5,7 @@ import type { UsageRequest } from '../../src/modules/usage/conditions.js';
 import { usageEngine } from '../../src/modules/usage/usage-engine.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { errorResponse } from '../helpers/errors.js';
+import { BAD_PAGING } from '../helpers/paging.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
 
 /*
@@ -325,14 +326,7 @@ describe('GET /v1/policies/usage-limits', () => {
   it('any other parameter value: 400 naming the parameter', async () => {
     const q = (param: string, message: string) => errorResponse(400, `Invalid value for query parameter '${param}': ${message}`, param, 'invalid_value');
     const cases: Array<[string, { status: number; body: unknown }]> = [
-      ['page_size=-1', errorResponse(400, "Invalid value for 'page_size': expected an integer from 0 to 1000.", 'page_size', 'invalid_value')],
-      ['page_size=1001', errorResponse(400, "Invalid value for 'page_size': expected an integer from 0 to 1000.", 'page_size', 'invalid_value')],
-      ['page_size=abc', errorResponse(400, "Invalid type for 'page_size': expected an integer, but got 'abc' instead.", 'page_size', 'invalid_type')],
-      ['page_size=1.5', errorResponse(400, "Invalid type for 'page_size': expected an integer, but got '1.5' instead.", 'page_size', 'invalid_type')],
-      ['page_size=', errorResponse(400, "Invalid type for 'page_size': expected an integer, but got '' instead.", 'page_size', 'invalid_type')],
-      ['current_page=-1', errorResponse(400, "Invalid value for 'current_page': expected an integer greater than or equal to 0.", 'current_page', 'invalid_value')],
-      ['current_page=2147483648', errorResponse(400, "Invalid 'current_page': integer above maximum value. Expected a value <= 2147483647, but got 2147483648 instead.", 'current_page', 'integer_above_max_value')],
-      ['current_page=x', errorResponse(400, "Invalid type for 'current_page': expected an integer, but got 'x' instead.", 'current_page', 'invalid_type')],
+      ...BAD_PAGING,
       ['status=deleted', q('status', "must be one of 'active', 'archived'.")],
       ['type=dollars', q('type', "must be one of 'cost', 'tokens'.")],
       // The create body's rule, and GraphQL's (policies-contract.test.ts): one message on every door.
