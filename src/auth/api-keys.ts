@@ -54,12 +54,8 @@ export class ApiKeyCache {
     private readonly ttlMs: number,
     private readonly pubsub?: ForgetBus,
   ) {
-    pubsub?.on(API_KEY_FORGOTTEN_TOPIC, (payload) => {
-      const { keyId, hash } = payload as Forgotten;
-      this.generation++;
-      if (keyId) this.dropKeyId(keyId);
-      if (hash) this.entries.delete(hash);
-    });
+    // The pub/sub delivers in this process too, so this one handler applies every forget, ours included.
+    pubsub?.on(API_KEY_FORGOTTEN_TOPIC, (payload) => this.apply(payload as Forgotten));
   }
 
   get(hash: string, now: number): Principal | null | undefined {
@@ -87,20 +83,24 @@ export class ApiKeyCache {
 
   /** Drops a key's entries here and, through the pub/sub, in every instance. */
   forgetKeyId(apiKeyId: string): void {
-    this.generation++;
-    this.dropKeyId(apiKeyId);
-    this.pubsub?.publish(API_KEY_FORGOTTEN_TOPIC, { keyId: apiKeyId } satisfies Forgotten);
+    this.forget({ keyId: apiKeyId });
   }
 
   forgetHash(hash: string): void {
-    this.generation++;
-    this.entries.delete(hash);
-    this.pubsub?.publish(API_KEY_FORGOTTEN_TOPIC, { hash } satisfies Forgotten);
+    this.forget({ hash });
   }
 
-  private dropKeyId(apiKeyId: string): void {
-    for (const [hash, entry] of this.entries) {
-      if (entry.principal?.apiKeyId === apiKeyId) this.entries.delete(hash);
+  private forget(forgotten: Forgotten): void {
+    if (this.pubsub) this.pubsub.publish(API_KEY_FORGOTTEN_TOPIC, forgotten);
+    else this.apply(forgotten);
+  }
+
+  private apply({ keyId, hash }: Forgotten): void {
+    this.generation++;
+    if (hash) this.entries.delete(hash);
+    if (!keyId) return;
+    for (const [key, entry] of this.entries) {
+      if (entry.principal?.apiKeyId === keyId) this.entries.delete(key);
     }
   }
 }
