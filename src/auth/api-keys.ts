@@ -1,6 +1,7 @@
 import { randomAlphanumeric } from '../lib/ids.js';
 import { sha256Hex } from '../lib/crypto.js';
 import type { Principal } from './principal.js';
+import { BUS_RECONNECTED_TOPIC } from '../lib/pubsub.js';
 
 export const API_KEY_PREFIX = 'gk_live_';
 
@@ -56,6 +57,8 @@ export class ApiKeyCache {
   ) {
     // The pub/sub delivers in this process too, so this one handler applies every forget, ours included.
     pubsub?.on(API_KEY_FORGOTTEN_TOPIC, (payload) => this.apply(payload as Forgotten));
+    // Forgets sent while the bus was disconnected are lost: a revoked key could still be in here.
+    pubsub?.on(BUS_RECONNECTED_TOPIC, () => this.forgetAll());
   }
 
   get(hash: string, now: number): Principal | null | undefined {
@@ -93,6 +96,11 @@ export class ApiKeyCache {
   private forget(forgotten: Forgotten): void {
     if (this.pubsub) this.pubsub.publish(API_KEY_FORGOTTEN_TOPIC, forgotten);
     else this.apply(forgotten);
+  }
+
+  private forgetAll(): void {
+    this.generation++;
+    this.entries.clear();
   }
 
   private apply({ keyId, hash }: Forgotten): void {

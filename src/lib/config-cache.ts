@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { dataVersion } from '../db/sql.js';
+import { BUS_RECONNECTED_TOPIC } from './pubsub.js';
 
 /**
  * In-memory copies of configuration that the data path reads on every request and that rarely
@@ -59,7 +60,7 @@ export class ConfigCache {
 
   /** Drops every scope when `version` (the database's data_version) moved since the last call. */
   sync(version: number): void {
-    if (this.version !== null && version !== this.version) this.scopes.clear();
+    if (this.version !== null && version !== this.version) this.invalidateAll();
     this.version = version;
   }
 
@@ -88,6 +89,11 @@ export class ConfigCache {
     for (const listener of this.listeners) listener(scope);
   }
 
+  /** Drops every scope (another writer's changes are unknown: a new data version, missed messages). */
+  invalidateAll(): void {
+    this.scopes.clear();
+  }
+
   /** Called with each local invalidation; returns the unsubscribe function. */
   onInvalidate(listener: Listener): () => void {
     this.listeners.add(listener);
@@ -111,6 +117,8 @@ function linkCache(cache: ConfigCache, pubsub: CacheHost['pubsub']): ConfigCache
   if (!pubsub.crossesInstances) return cache;
   cache.onInvalidate((scope) => pubsub.publish(CACHE_INVALIDATED_TOPIC, scope));
   pubsub.on(CACHE_INVALIDATED_TOPIC, (scope) => cache.invalidate(scope as CacheScope, { remote: true }));
+  // Invalidations sent while the bus was disconnected are lost: whatever changed meanwhile is unknown.
+  pubsub.on(BUS_RECONNECTED_TOPIC, () => cache.invalidateAll());
   return cache;
 }
 

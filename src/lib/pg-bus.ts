@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from './logger.js';
 import type { Instances } from './instances.js';
-import type { Bus } from './pubsub.js';
+import { BUS_RECONNECTED_TOPIC, type Bus } from './pubsub.js';
 
 /** The part of a `pg` client this file uses (pg ships no types; the ORM's knex hands us the client). */
 export interface RawPgClient {
@@ -62,6 +62,8 @@ export class PgBus implements Bus, Instances {
   private nextMessage = 0;
   private leader = false;
   private closed = false;
+  /** The connection was lost since it last listened: messages may have been missed. */
+  private lost = false;
   private readonly handlers: ((topic: string, payload: unknown) => void)[] = [];
   /** Parts received of messages not yet complete, by sender and message number. */
   private readonly partial = new Map<string, string[]>();
@@ -145,7 +147,9 @@ export class PgBus implements Bus, Instances {
       this.client = null;
       this.leader = false;
       if (this.closed) return;
-      // Messages sent while the connection is down are lost; followers of runs fill gaps from the log.
+      this.lost = true;
+      // Messages sent while the connection is down are lost: followers of runs fill gaps from the log,
+      // caches start afresh when it listens again (BUS_RECONNECTED_TOPIC).
       this.logger.warn({ err: error }, 'instance message connection lost; reconnecting');
       this.reconnect();
     };
@@ -156,6 +160,10 @@ export class PgBus implements Bus, Instances {
     });
     await client.query(`listen ${CHANNEL}`);
     this.client = client;
+    if (this.lost) {
+      this.lost = false;
+      for (const handler of this.handlers) handler(BUS_RECONNECTED_TOPIC, null);
+    }
     return client;
   }
 

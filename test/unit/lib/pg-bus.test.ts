@@ -4,10 +4,13 @@
  * long payloads whole, its own never; one leader at a time, and the lock passes on when the
  * leader's connection closes.
  */
+import { EventEmitter } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ApiKeyCache } from '../../../src/auth/api-keys.js';
+import { configCache } from '../../../src/lib/config-cache.js';
 import { createLogger } from '../../../src/lib/logger.js';
 import { decode, encode, PgBus, splitForPayload, type RawPgClient } from '../../../src/lib/pg-bus.js';
-import { PubSub } from '../../../src/lib/pubsub.js';
+import { BUS_RECONNECTED_TOPIC, PubSub } from '../../../src/lib/pubsub.js';
 import { onPostgres, testDatabase, type TestDatabase } from '../../helpers/database.js';
 
 describe('payloads', () => {
@@ -23,6 +26,39 @@ describe('payloads', () => {
   it('keeps Dates through JSON, and nothing else changes', () => {
     const value = { at: new Date('2026-01-02T03:04:05.678Z'), list: [1, 'x', null, { nested: new Date(0) }], s: '$date' };
     expect(decode(encode(value))).toEqual(value);
+  });
+});
+
+describe('a lost connection', () => {
+  /** A client that answers every statement and can be made to drop its connection. */
+  function fakeClient(): RawPgClient & EventEmitter {
+    return Object.assign(new EventEmitter(), { query: async () => ({ rows: [] }), end: async () => {} });
+  }
+
+  it('once listening again, tells this process that messages may have been missed, and the caches start afresh', async () => {
+    const clients: Array<RawPgClient & EventEmitter> = [];
+    const bus = new PgBus(async () => clients[clients.push(fakeClient()) - 1], createLogger('silent'));
+    await bus.start();
+    const pubsub = new PubSub(bus);
+    const heard: unknown[] = [];
+    pubsub.on(BUS_RECONNECTED_TOPIC, (payload) => heard.push(payload));
+    const singletons = new Map<string, unknown>();
+    const cache = configCache({ pubsub, singleton: <T>(key: string, create: () => T) => (singletons.get(key) ?? singletons.set(key, create()).get(key)) as T });
+    let loads = 0;
+    const load = async () => ++loads;
+    await cache.get('providers', 'p', load);
+    const keys = new ApiKeyCache(60_000, pubsub);
+    keys.set('hash', null, 0);
+    const generation = keys.generation;
+
+    clients[0].emit('end');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(clients).toHaveLength(2);
+    expect(heard).toEqual([null]);
+    expect(await cache.get('providers', 'p', load)).toBe(2);
+    expect(keys.get('hash', 1)).toBeUndefined();
+    expect(keys.generation).toBeGreaterThan(generation);
+    await bus.close();
   });
 });
 
