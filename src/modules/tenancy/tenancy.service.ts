@@ -56,7 +56,6 @@ export async function insertWorkspace(
   await em.flush();
   for (const module of runtime.modules) await module.onWorkspaceCreated?.(em, workspace, runtime);
   await em.flush();
-  runtime.pubsub.publish(`workspaceEvents:${input.organisationId}`, { type: 'created', workspaceId: workspace.id });
   return workspace;
 }
 
@@ -77,6 +76,9 @@ export async function createWorkspace(ctx: ServiceContext, raw: CreateWorkspaceI
   // The slug is picked inside the insert's transaction (see retryOnSlugConflict).
   const workspace = await retryOnSlugConflict(() => ctx.em.transactional((em) => insertWorkspace(em, ctx.runtime, { ...input, organisationId: ctx.principal.organisationId })));
   configCache(ctx.runtime).invalidate('workspaces');
+  // Told once committed: a subscriber reads the workspace on a connection of its own (PostgreSQL),
+  // and a transaction retried after a slug conflict must not announce its rolled-back attempt.
+  ctx.runtime.pubsub.publish(`workspaceEvents:${workspace.organisationId}`, { type: 'created', workspaceId: workspace.id });
   return workspace;
 }
 
