@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RateLimitError } from '../../src/errors.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { resolveProvider, type ResolvedProvider } from '../../src/modules/integrations/provider-resolution.js';
@@ -104,7 +104,13 @@ describe('two app instances on one database file', () => {
 
   it('changing the unit starts a fresh count; no limit means no check', async () => {
     await first.request('PUT', '/v1/integrations/local/workspaces', { body: { workspaces: [{ id: 'default', enabled: true, rate_limits: [{ unit: 'rph', value: 2 }] }] } });
-    const resolved = await resolveIn(second);
+    // On PostgreSQL the other instance hears of the change over the bus, within milliseconds (the
+    // promise is one second); on SQLite it sees it at once through the file's data version.
+    const resolved = await vi.waitFor(async () => {
+      const now = await resolveIn(second);
+      expect(now.access.rateLimit?.unit).toBe('rph');
+      return now;
+    }, { timeout: 1000, interval: 20 });
     expect(await enforceRateLimit(second.app.runtime, resolved)).toMatchObject({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1' });
     expect(await enforceRateLimit(first.app.runtime, resolved)).toMatchObject({ 'x-ratelimit-remaining': '0' });
     await expect(enforceRateLimit(first.app.runtime, resolved)).rejects.toMatchObject({
