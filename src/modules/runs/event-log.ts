@@ -63,10 +63,11 @@ export async function appendEvents(
 }
 
 /**
- * The first events of a run created in `tx` and not yet flushed: numbered from 1 and counted on
- * the new run row itself, so they are written by the same flush as the run, with no increment.
+ * Appends events to the log of a run whose row `tx` holds, not yet written: one it creates, or one
+ * it moved (RunTx.move). They are numbered on from the row's own count, which the same flush
+ * writes with them, so no increment is asked of the database.
  */
-export function appendFirstEvents(tx: EntityManager, runtime: Runtime, run: { id: string; eventSeq: number }, drafts: readonly EventDraft[]): RunEventRecord[] {
+export function appendHeldEvents(tx: EntityManager, runtime: Runtime, run: { id: string; eventSeq: number }, drafts: readonly EventDraft[]): RunEventRecord[] {
   const now = runtime.clock.now();
   const records = drafts.map((draft, i) => ({ sequence: run.eventSeq + i + 1, event: draft.event, data: draft.data }));
   run.eventSeq += drafts.length;

@@ -7,7 +7,8 @@ import type { EntityManager } from '@mikro-orm/core';
 import { unixSeconds } from '../../lib/clock.js';
 import type { Runtime } from '../../runtime.js';
 import { onRunFinished, type RunSummary } from './admission.js';
-import { appendEvents, appendFirstEvents, execute, publishEvents, type EventDraft, type RunEventRecord } from './event-log.js';
+import { executeSql } from '../../db/sql.js';
+import { appendEvents, appendHeldEvents, execute, publishEvents, RunMovedError, type EventDraft, type RunEventRecord } from './event-log.js';
 import { MessageSchema } from './message.entity.js';
 import { moveEndsLease } from './run-lease.js';
 import { stepErrorOf } from './models/model.js';
@@ -36,7 +37,8 @@ export function runSummary(run: Run): RunSummary {
 export class RunTx {
   readonly published: { runId: string; records: RunEventRecord[] }[] = [];
   readonly finished: Run[] = [];
-  private readonly moved = new Map<string, Run>();
+  /** Runs this transaction moved: it holds their rows until it ends (see `move`). */
+  private readonly held = new Map<string, Run>();
 
   constructor(
     readonly tx: EntityManager,
@@ -47,15 +49,21 @@ export class RunTx {
     return this.runtime.clock.now();
   }
 
+  /**
+   * Appends `drafts` to the run's log (only while it is `whileStatus`, if given; else RunMovedError).
+   * A run this transaction holds is numbered from its known count, with no statement of its own.
+   */
   async events(runId: string, drafts: EventDraft[], whileStatus?: RunStatus): Promise<RunEventRecord[]> {
-    const records = await appendEvents(this.tx, this.runtime, runId, drafts, whileStatus);
+    const held = this.held.get(runId);
+    if (held && whileStatus && held.status !== whileStatus) throw new RunMovedError(runId);
+    const records = held ? appendHeldEvents(this.tx, this.runtime, held, drafts) : await appendEvents(this.tx, this.runtime, runId, drafts, whileStatus);
     this.published.push({ runId, records });
     return records;
   }
 
-  /** The first events of a run this transaction creates, before its flush (see appendFirstEvents). */
+  /** The first events of a run this transaction creates, before its flush (see appendHeldEvents). */
   firstEvents(run: Run, drafts: EventDraft[]): RunEventRecord[] {
-    const records = appendFirstEvents(this.tx, this.runtime, run, drafts);
+    const records = appendHeldEvents(this.tx, this.runtime, run, drafts);
     this.published.push({ runId: run.id, records });
     return records;
   }
@@ -65,15 +73,28 @@ export class RunTx {
    * racing writers exactly one wins), and stamps the lifecycle fields. Null when it was not.
    * Terminal moves also free the thread and are reported to the run-finished hooks. A move that
    * ends the executing job's part also clears the run's lease (run-lease.ts).
+   *
+   * The UPDATE returns the row, which this transaction then holds until it ends: a later move or
+   * event append on the same run in it reads the held run instead of asking the database again
+   * (what it knows is what the database has, no other writer can change the row meanwhile), and
+   * the transaction's flush writes it all in one UPDATE.
    */
   async move(runId: string, from: RunStatus, to: RunStatus): Promise<Run | null> {
-    const won = moveEndsLease(to)
-      ? await execute(this.tx, 'update runs set status = ?, lease_owner = null, lease_expires_at = null where id = ? and status = ?', [to, runId, from])
-      : await execute(this.tx, 'update runs set status = ? where id = ? and status = ?', [to, runId, from]);
-    if (won !== 1) return null;
-    // A run this transaction already moved is current in its identity map; any other is read afresh.
-    const run = this.moved.get(runId) ?? (await this.tx.findOneOrFail(RunSchema, { id: runId }, { refresh: true }));
-    this.moved.set(runId, run);
+    let run = this.held.get(runId);
+    if (run) {
+      if (run.status !== from) return null;
+      if (moveEndsLease(to)) {
+        run.leaseOwner = null;
+        run.leaseExpiresAt = null;
+      }
+    } else {
+      const rows = moveEndsLease(to)
+        ? await executeSql<Record<string, unknown>[]>(this.tx, 'update runs set status = ?, lease_owner = null, lease_expires_at = null where id = ? and status = ? returning *', [to, runId, from])
+        : await executeSql<Record<string, unknown>[]>(this.tx, 'update runs set status = ? where id = ? and status = ? returning *', [to, runId, from]);
+      if (rows.length !== 1) return null;
+      run = this.tx.map(RunSchema, rows[0]);
+      this.held.set(runId, run);
+    }
     const now = this.now();
     applyLifecycle(run, transition(lifecycleOf(run, from), to, unixSeconds(now)), now);
     run.status = to;

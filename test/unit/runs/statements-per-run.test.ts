@@ -27,7 +27,7 @@ async function oneRun(assistantId: string) {
   return response.body;
 }
 
-it('a run on local: one transaction in the request, one for the whole execution, at most 18 statements', async () => {
+it('a run on local: one transaction in the request, one for the whole execution, at most 15 statements', async () => {
   const assistant = (await t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
   await oneRun(assistant.id);
   await runExecutor(t.app.runtime).whenIdle();
@@ -44,6 +44,6 @@ it('a run on local: one transaction in the request, one for the whole execution,
   const transactions = all.filter((sql) => /^\s*begin/i.test(sql)).length;
   const counted = all.filter((sql) => !/^\s*(begin|commit|rollback|savepoint|release)/i.test(sql));
   expect(transactions).toBe(2);
-  expect(counted.length).toBeLessThanOrEqual(18);
+  expect(counted.length).toBeLessThanOrEqual(15);
   expect(inRequest).toBeLessThanOrEqual(8);
 });
