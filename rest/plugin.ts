@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { execute, subscribe, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { createRequestContext, maskError, type RequestContext, type Runtime } from '../schema/index.js';
@@ -80,8 +81,12 @@ async function handle(
     return errorResponse(refusal.status, { message: refusal.message, type: refusal.type ?? 'invalid_request_error', param: refusal.param ?? null, code: refusal.code });
   }
 
-  const rawBody = await readJsonBody(request, runtime.config.BODY_LIMIT_BYTES);
-  if (rawBody instanceof Response) return rawBody;
+  const read = await readJsonBody(request, runtime.config.BODY_LIMIT_BYTES);
+  if (read instanceof Response) return read;
+  const { value: rawBody, large } = read;
+  // Parsing, checking and storing a body of a megabyte each take milliseconds: a large body lets
+  // other requests in between those steps, so none of them waits for all of them at once.
+  if (large) await nextTurn();
   const unsafeBody = findInputProblem(rawBody, maxDepth);
   if (unsafeBody) return problemResponse(unsafeBody);
 
@@ -98,6 +103,7 @@ async function handle(
     query = parsed.data;
   }
   const input: RestInput = { params, body, query, headers: request.headers };
+  if (large) await nextTurn();
 
   const operation = operations.get(row.operation!)!;
   const result = (await execute({
@@ -175,25 +181,34 @@ async function* toEvents(results: AsyncIterable<ExecutionResult>, toEvent: (payl
   }
 }
 
+/** Bodies above this many bytes are handled in steps that each let other requests in. */
+const LARGE_BODY_BYTES = 64 * 1024;
+
+const NO_BODY = { value: undefined, large: false };
+
 /**
- * The JSON body, or the error response for a body that is too large (413), not JSON (415) or
- * malformed (400). No body at all is `undefined`. A body on DELETE is tolerated (SDKs send one).
+ * The JSON body (`value`; `undefined` for no body at all) and whether it is large, or the error
+ * response for a body that is too large (413), not JSON (415) or malformed (400). A body on DELETE
+ * is tolerated (SDKs send one).
  */
-async function readJsonBody(request: Request, limit: number): Promise<unknown | Response> {
-  if (request.method === 'GET' || request.method === 'HEAD') return undefined;
+async function readJsonBody(request: Request, limit: number): Promise<{ value: unknown; large: boolean } | Response> {
+  if (request.method === 'GET' || request.method === 'HEAD') return NO_BODY;
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > limit) return tooLarge(limit);
-  if (!request.body) return undefined;
+  if (!request.body) return NO_BODY;
   const bytes = await readLimited(request.body, limit);
   if (bytes === null) return tooLarge(limit);
-  const text = Buffer.from(bytes).toString('utf8');
-  if (!text.trim()) return undefined;
+  const large = bytes.byteLength > LARGE_BODY_BYTES;
+  // A view on the bytes read, not a copy of them.
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  if (!text.trim()) return NO_BODY;
   const contentType = request.headers.get('content-type') ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
     return appErrorResponse(new UnsupportedMediaTypeError());
   }
+  if (large) await nextTurn();
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text), large };
   } catch {
     return appErrorResponse(invalidJson());
   }

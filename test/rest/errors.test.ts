@@ -228,3 +228,25 @@ describe('HTTP edge cases', () => {
     }
   });
 });
+
+describe('large bodies', () => {
+  let big: TestApp;
+  beforeAll(async () => {
+    big = await createTestApp();
+  });
+  afterAll(() => big.close());
+
+  it('a large body (read in steps) is answered as a small one: accepted, malformed, unsafe', async () => {
+    const padding = ' '.repeat(70 * 1024);
+    const send = (rawBody: string) => big.request('POST', '/v1/admin/workspaces', { rawBody, headers: { 'content-type': 'application/json' } });
+    const created = await send(`{"name": "Large body"${padding}}`);
+    expect(created.status).toBe(200);
+    expect(created.body.name).toBe('Large body');
+    const malformed = await send(`{"name": ${padding}`);
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe('invalid_json');
+    const unsafe = await send(`{"name": "a\\u0000b"${padding}}`);
+    expect(unsafe.status).toBe(400);
+    expect(unsafe.body).toEqual({ error: { message: "Invalid value for 'name': it contains the character U+0000, which text may not hold.", type: 'invalid_request_error', param: 'name', code: 'invalid_character' } });
+  });
+});
