@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
-import { inParallel, intEnv, listen, quantile } from './lib.js';
+import { goalLine, inParallel, intEnv, listen, quantile, serverNotingAnswers } from './lib.js';
 
 /**
  * `npm run bench` (chat part): the latency Gatehouse adds to `POST /v1/chat/completions`. A small
@@ -12,9 +12,15 @@ import { inParallel, intEnv, listen, quantile } from './lib.js';
  * so drift falls on both. Prints p50/p99 of each and the added p50/p99 and the throughput ratio
  * beside the goal (added p50 ≤ 1 ms, p99 ≤ 5 ms, throughput ≥ 0.8× direct). Asserts nothing.
  *
+ * Load-independent figures too: the SQL statements one chat request sends before its answer is
+ * ended, and after it (counted through the runtime's onQuery hook, after warm-up; goal: none in
+ * the request on SQLite when the process is alone on its database), and the gateway's CPU time per
+ * request: the process CPU (user + system) of the gateway batches per request, less that of the
+ * direct batches (the client's and the fake upstream's share, which both kinds of batch pay).
+ *
  * Environment: BENCH_CHAT_REQUESTS (per configuration and concurrency, default 600),
  * BENCH_CHAT_ROUNDS (batches, default 6), BENCH_CHAT_ENFORCEMENT=off (no policy, rate limit or
- * guardrail: what the gateway's own path costs).
+ * guardrail: what the gateway's own path costs), BENCH_CHAT_SQL=1 (also prints the counted statements).
  */
 const REQUESTS = intEnv('BENCH_CHAT_REQUESTS', 600);
 const ROUNDS = intEnv('BENCH_CHAT_ROUNDS', 6);
@@ -51,8 +57,13 @@ const upstream = createServer((req, res) => {
 });
 const upstreamUrl = `${await listen(upstream)}/v1`;
 
-const app = await createApp(configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }));
-const gateway = createServer(app.yoga);
+let statements: string[] | null = null;
+const app = await createApp(configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }), {
+  onQuery: (sql) => statements?.push(sql),
+});
+// How many statements had run when the gateway ended its answer (the rest come after it).
+let answered = 0;
+const gateway = serverNotingAnswers(app.yoga, () => (answered = statements?.length ?? 0));
 const gatewayUrl = `${await listen(gateway)}/v1`;
 const admin = { 'x-gateway-api-key': KEY, 'content-type': 'application/json' };
 
@@ -87,8 +98,12 @@ function send(target: Target, stream: boolean): Promise<Response> {
 /** x-gateway-overhead-ms of the gateway's answers: its own time, without the upstream's. */
 const overheads: number[] = [];
 
+/** Process CPU (ms, user + system) spent in each kind of batch, and the requests it served. */
+const cpu: Record<Target, { ms: number; requests: number }> = { direct: { ms: 0, requests: 0 }, gateway: { ms: 0, requests: 0 } };
+
 async function batch(target: Target, stream: boolean, count: number, concurrency: number, latencies: number[]): Promise<number> {
   const started = performance.now();
+  const cpuAtStart = process.cpuUsage();
   await inParallel(concurrency, count, async () => {
     const t0 = performance.now();
     const response = await send(target, stream);
@@ -97,14 +112,45 @@ async function batch(target: Target, stream: boolean, count: number, concurrency
     latencies.push(performance.now() - t0);
     if (target === 'gateway') overheads.push(Number(response.headers.get('x-gateway-overhead-ms')));
   });
+  const used = process.cpuUsage(cpuAtStart);
+  cpu[target].ms += (used.user + used.system) / 1000;
+  cpu[target].requests += count;
   return performance.now() - started;
 }
 
+/** Waits until the gateway has nothing left to write (the request log's batches, settlements). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+
+/** The statements of one request (after warm-up): those sent before its answer ended, and after. */
+async function countStatements(stream: boolean): Promise<{ inRequest: string[]; after: string[] }> {
+  await settle();
+  statements = [];
+  const response = await send('gateway', stream);
+  await response.text();
+  if (response.status !== 200) throw new Error(`gateway: HTTP ${response.status}`);
+  await settle();
+  const all = statements;
+  statements = null;
+  return { inRequest: all.slice(0, answered), after: all.slice(answered) };
+}
+
+const isControl = (sql: string) => /^\s*(begin|commit|rollback|savepoint|release)/i.test(sql);
+const noneGoal = (what: string, count: number) => goalLine(what, String(count), '0', count === 0 ? 0 : count);
+
 for (const stream of [false, true]) {
+  for (const target of ['direct', 'gateway'] as const) await batch(target, stream, 50, 1, []); // warm-up: caches, JIT
+  const counted = await countStatements(stream);
+  const kind = stream ? 'streamed' : 'non-streamed';
+  noneGoal(`SQL statements inside a ${kind} chat request`, counted.inRequest.filter((sql) => !isControl(sql)).length);
+  console.log(
+    `  transactions inside it ${counted.inRequest.filter((sql) => /^\s*begin/i.test(sql)).length}; after the answer: ${counted.after.filter((sql) => !isControl(sql)).length} statements, ${counted.after.filter((sql) => /^\s*begin/i.test(sql)).length} transactions`,
+  );
+  if (process.env.BENCH_CHAT_SQL === '1') for (const sql of [...counted.inRequest.map((q) => `  in:    ${q}`), ...counted.after.map((q) => `  after: ${q}`)]) console.log(sql.slice(0, 200));
   for (const concurrency of [1, 50]) {
     for (const target of ['direct', 'gateway'] as const) await batch(target, stream, 100, concurrency, []); // warm-up
     const latencies: Record<Target, number[]> = { direct: [], gateway: [] };
     overheads.length = 0;
+    for (const target of ['direct', 'gateway'] as const) cpu[target] = { ms: 0, requests: 0 };
     const elapsed: Record<Target, number> = { direct: 0, gateway: 0 };
     const per = Math.ceil(REQUESTS / ROUNDS);
     for (let round = 0; round < ROUNDS; round++) {
@@ -126,6 +172,10 @@ for (const stream of [false, true]) {
     console.log(`  x-gateway-overhead-ms p50 ${quantile(own, 0.5).toFixed(2)} ms   p99 ${quantile(own, 0.99).toFixed(2)} ms`);
     console.log(
       `  added p50 ${(through.p50 - direct.p50).toFixed(2)} ms (goal ≤ 1 ms)   added p99 ${(through.p99 - direct.p99).toFixed(2)} ms (goal ≤ 5 ms)   throughput ${(through.rps / direct.rps).toFixed(2)}× direct (goal ≥ 0.80×)`,
+    );
+    const perRequest = (target: Target) => cpu[target].ms / cpu[target].requests;
+    console.log(
+      `  CPU per request: gateway batches ${perRequest('gateway').toFixed(3)} ms, direct batches ${perRequest('direct').toFixed(3)} ms; the gateway's own ${(perRequest('gateway') - perRequest('direct')).toFixed(3)} ms`,
     );
   }
 }

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,4 +56,16 @@ export async function inParallel(concurrency: number, count: number, call: () =>
       while (next++ < count) await call();
     }),
   );
+}
+
+/** A server for `handler` that calls `onEnd` as each answer is ended (what ran before it ran inside the request). */
+export function serverNotingAnswers(handler: RequestListener, onEnd: () => void): Server {
+  return createServer((req, res) => {
+    const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+    res.end = ((...args: unknown[]) => {
+      onEnd();
+      return end(...args);
+    }) as typeof res.end;
+    return handler(req, res);
+  });
 }

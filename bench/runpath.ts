@@ -1,8 +1,7 @@
-import { createServer } from 'node:http';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { runExecutor } from '../src/modules/runs/executor.js';
-import { goalLine as line, inParallel, intEnv, listen, quantile, tempDatabase } from './lib.js';
+import { goalLine as line, inParallel, intEnv, listen, quantile, serverNotingAnswers, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (run path): what one `POST /v1/threads/runs` on the offline `local` model costs
@@ -34,14 +33,7 @@ const app = await createApp(configFrom({ DATABASE_URL: database.url, LOG_LEVEL: 
 });
 // Marks how many statements had run when a response was ended (the executor runs after it).
 let answered = 0;
-const server = createServer((req, res) => {
-  const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
-  res.end = ((...args: unknown[]) => {
-    answered = statements?.length ?? 0;
-    return end(...args);
-  }) as typeof res.end;
-  return app.yoga(req, res);
-});
+const server = serverNotingAnswers(app.yoga, () => (answered = statements?.length ?? 0));
 const base = await listen(server);
 const executor = runExecutor(app.runtime);
 

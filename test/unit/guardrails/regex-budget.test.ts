@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import vm from 'node:vm';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runsWithinBound } from '../../../src/modules/guardrails/checks/regex-cost.js';
 import { runWithBudget } from '../../../src/modules/guardrails/checks/time-budget.js';
 import { runCheck } from './helpers.js';
 
@@ -46,5 +48,35 @@ describe('time budget for user patterns', () => {
     expect(performance.now() - started).toBeLessThan(1000);
     expect(r.verdict).toBe(false);
     expect(r.error).toBe('budget_exceeded');
+  });
+});
+
+describe('patterns proven cheap skip the budget', () => {
+  // The budget is node:vm's watchdog; a pattern run directly never enters a vm script.
+  const vmRuns = () => vi.spyOn(vm.Script.prototype, 'runInContext');
+  afterEach(() => vi.restoreAllMocks());
+
+  it('a literal or bounded rule runs directly, on short and long texts', async () => {
+    const spy = vmRuns();
+    expect((await runCheck('default.regexMatch', { rule: 'tickets' }, { text: 'the open tickets' })).verdict).toBe(true);
+    expect((await runCheck('default.regexMatch', { rule: '\\b\\d{3}-\\d{2}-\\d{4}\\b' }, { text: `${'x '.repeat(2000)}123-45-6789` })).verdict).toBe(true);
+    expect((await runCheck('default.regexMatch', { rule: '(password|secret)', not: true }, { text: 'nothing to hide' })).verdict).toBe(true);
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('rules whose work is not bounded keep the budget: nested, overlapping, polynomial, backreferences', async () => {
+    for (const rule of ['(a+)+$', '(a|a)*$', 'a*a*a*a*b', '(a)\\1', '(?<x>a)\\k<x>']) {
+      const spy = vmRuns();
+      await runCheck('default.regexMatch', { rule }, { text: evil }, { regexBudgetMs: 50 });
+      expect(spy, rule).toHaveBeenCalledTimes(1);
+      spy.mockRestore();
+    }
+  });
+
+  it('the bound grows with the text: an unbounded repetition runs directly on a short text only', () => {
+    expect(runsWithinBound('\\d+', 64)).toBe(true);
+    expect(runsWithinBound('\\d+', 10_000)).toBe(false);
+    expect(runsWithinBound('tickets', 100_000)).toBe(true);
+    expect(runsWithinBound('[', 1)).toBe(false);
   });
 });
