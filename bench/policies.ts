@@ -5,7 +5,7 @@ import { executeSql } from '../src/db/sql.js';
 import { uuid } from '../src/lib/ids.js';
 import { runExecutor } from '../src/modules/runs/executor.js';
 import { policyTerms } from '../src/modules/usage/conditions.js';
-import { intEnv, listen, quantile, tempDatabase } from './lib.js';
+import { goalLine, intEnv, listen, quantile, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (policies): does run creation, and a page of the policy list, depend on how many
@@ -16,8 +16,11 @@ import { intEnv, listen, quantile, tempDatabase } from './lib.js';
  *
  * - `POST /v1/threads/runs` on `local`, one at a time: p50 of `x-gateway-overhead-ms` (goal: at
  *   100,000 policies ≤ 1.5× at 0);
- * - `GET /v1/policies/usage-limits?page_size=100` at pages 0, 9 and the last: median time (goal:
- *   at 100,000 policies ≤ 1.5× page 0 at 1,000, for every page).
+ * - `GET /v1/policies/usage-limits?page_size=100` at pages 0 and 9, then at 100,000 policies at pages
+ *   0, 9, the middle and the last: median time (goal: at 100,000 policies ≤ 1.5× page 0 at 1,000, for
+ *   every page). The list is warmed up first (its first requests compile code the later ones reuse)
+ *   and the pages of one size are sampled in turn, so load that comes and goes weighs on each alike.
+ *   The process's CPU time per list request (client and server: one process) is printed beside.
  *
  * Environment: BENCH_POLICIES (100000), BENCH_POLICIES_SAMPLES (40 per point).
  */
@@ -74,34 +77,47 @@ try {
     }
     return median(values);
   };
-  const pageTime = async (page: number) => {
-    const values: number[] = [];
+  /** Median time and mean CPU time per request of each page, the pages requested in turn. */
+  const pageTimes = async <K extends string>(pages: Record<K, number>) => {
+    const values = new Map<K, number[]>();
+    const cpu = new Map<K, number>();
     for (let i = 0; i < SAMPLES; i++) {
-      const t0 = performance.now();
-      const response = await fetch(`${base}/v1/policies/usage-limits?page_size=100&current_page=${page}`, { headers: HEADERS });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`GET /v1/policies/usage-limits: HTTP ${response.status}`);
-      values.push(performance.now() - t0);
+      for (const [name, page] of Object.entries(pages) as Array<[K, number]>) {
+        const cpu0 = process.cpuUsage();
+        const t0 = performance.now();
+        const response = await fetch(`${base}/v1/policies/usage-limits?page_size=100&current_page=${page}`, { headers: HEADERS });
+        const list = (await response.json()) as { total?: number; data?: unknown[] };
+        if (response.status !== 200 || list.data?.length !== Math.min(100, (list.total ?? 0) - page * 100)) {
+          throw new Error(`GET /v1/policies/usage-limits page ${page}: HTTP ${response.status}, ${list.data?.length} of ${list.total} policies`);
+        }
+        const time = performance.now() - t0;
+        const used = process.cpuUsage(cpu0);
+        values.set(name, [...(values.get(name) ?? []), time]);
+        cpu.set(name, (cpu.get(name) ?? 0) + (used.user + used.system) / 1000 / SAMPLES);
+      }
     }
-    return median(values);
+    return Object.fromEntries([...values].map(([name, times]) => [name, { time: median(times), cpu: cpu.get(name)! }])) as Record<K, { time: number; cpu: number }>;
   };
 
   await runOverhead(); // warm-up
   const runAt0 = await runOverhead();
   await grow(1_000);
-  const pagesAt1k = { first: await pageTime(0), ninth: await pageTime(9) };
+  await pageTimes({ first: 0, ninth: 9 }); // warm-up
+  const at1k = await pageTimes({ first: 0, ninth: 9 });
   await grow(TOTAL);
   const runAtTotal = await runOverhead();
   const last = Math.floor((TOTAL - 1) / 100);
-  const pagesAtTotal = { first: await pageTime(0), ninth: await pageTime(9), middle: await pageTime(Math.floor(last / 2)), last: await pageTime(last) };
+  const atTotal = await pageTimes({ first: 0, ninth: 9, middle: Math.floor(last / 2), last });
 
-  const line = (what: string, ratio: number, detail: string) =>
-    console.log(`${what.padEnd(58)} ${ratio.toFixed(2)}×   goal ≤ 1.5×  ${ratio <= 1.5 ? '(met)' : '(not met)'}   ${detail}`);
-  console.log(`Policies: ${TOTAL.toLocaleString('en')} unrelated usage-limit policies in the workspace; medians of ${SAMPLES} requests, one at a time`);
-  line(`run creation overhead p50, ${TOTAL.toLocaleString('en')} policies / 0`, runAtTotal / runAt0, `${runAtTotal.toFixed(2)} / ${runAt0.toFixed(2)} ms`);
-  for (const [name, page] of Object.entries(pagesAtTotal)) {
-    line(`policy list page ${name}, ${TOTAL.toLocaleString('en')} policies / page 0 at 1,000`, page / pagesAt1k.first, `${page.toFixed(2)} / ${pagesAt1k.first.toFixed(2)} ms (page 9 at 1,000: ${pagesAt1k.ninth.toFixed(2)} ms)`);
+  const total = TOTAL.toLocaleString('en');
+  console.log(`Policies: ${total} unrelated usage-limit policies in the workspace; medians of ${SAMPLES} requests, one at a time`);
+  goalLine(`run creation overhead p50, ${total} policies / 0`, `${runAtTotal.toFixed(2)} / ${runAt0.toFixed(2)} ms`, '≤ 1.5×', runAtTotal / runAt0 / 1.5);
+  for (const [name, page] of Object.entries(atTotal)) {
+    const ratio = page.time / at1k.first.time;
+    goalLine(`list page ${name}: ${total} / page 0 at 1,000 = ${ratio.toFixed(2)}×`, `${page.time.toFixed(2)} / ${at1k.first.time.toFixed(2)} ms`, '≤ 1.5×', ratio / 1.5);
   }
+  const cpu = (times: Record<string, { cpu: number }>) => Object.entries(times).map(([name, page]) => `${name} ${page.cpu.toFixed(2)}`).join(', ');
+  console.log(`  list CPU per request (client and server, ms): at 1,000 ${cpu(at1k)}; at ${total} ${cpu(atTotal)}`);
 } finally {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await app.close();

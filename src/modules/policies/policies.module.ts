@@ -5,6 +5,7 @@ import { UsageBucketSchema } from '../usage/usage-bucket.entity.js';
 import { usageEngine } from '../usage/usage-engine.js';
 import { UsageReservationSchema } from '../usage/usage-reservation.entity.js';
 import { policyIndexMigrations } from './policy-index.migration.js';
+import { PolicyCountSchema } from './policy-count.entity.js';
 import { PolicyTermSchema } from './policy-term.entity.js';
 import { UsageLimitsPolicySchema } from './usage-limits-policy.entity.js';
 
@@ -23,7 +24,7 @@ export function staleReservationAgeMs(runtime: Runtime): number {
  */
 export const policiesModule: DomainModule = {
   name: 'policies',
-  entities: [UsageLimitsPolicySchema, PolicyTermSchema, UsageBucketSchema, UsageReservationSchema, UsageAlertSchema],
+  entities: [UsageLimitsPolicySchema, PolicyTermSchema, PolicyCountSchema, UsageBucketSchema, UsageReservationSchema, UsageAlertSchema],
   // Policies written before the term index existed are indexed once, before any request.
   migrations: policyIndexMigrations,
   start(runtime) {

@@ -1,8 +1,8 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import { resolveWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { parseContract } from '../../lib/contract.js';
-import { findPage, pageOf, type Page } from '../../lib/paging.js';
+import { pageOf, type Page } from '../../lib/paging.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { isUuid, uuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
@@ -12,6 +12,7 @@ import { matches, valueKey, WILDCARD, type Condition, type GroupByKey, type Usag
 import { usageEngine, type BucketUsage, type LimitSpec } from '../usage/usage-engine.js';
 import { nextReset, periodStart } from '../usage/usage-periods.js';
 import { findMatchingPoliciesCached, indexPolicy, policiesChanged, unindexPolicy } from './policy-index.js';
+import { policyPage, type PolicyListFilter } from './policy-list.js';
 import { DEFAULT_POLICY_NAME, listPoliciesContract, type CreatePolicyInput, type PolicyStatus, type PolicyType, type UpdatePolicyInput } from './policies.contract.js';
 import { UsageLimitsPolicySchema, type UsageLimitsPolicy } from './usage-limits-policy.entity.js';
 
@@ -35,17 +36,17 @@ export interface ListPoliciesInput {
 export type PolicyPage = Page<UsageLimitsPolicy>;
 
 /**
- * A page of the caller's policies, newest first (ties by id), filtered, counted and paged in SQL.
- * An organisation key sees every workspace's policies unless `workspaceId` narrows them; a
- * workspace key sees its own workspace's.
+ * A page of the caller's policies, newest first (ties by id), filtered, counted and paged in SQL
+ * (policy-list.ts). An organisation key sees every workspace's policies unless `workspaceId`
+ * narrows them; a workspace key sees its own workspace's.
  */
 export async function listPolicies(ctx: ServiceContext, input: ListPoliciesInput): Promise<PolicyPage> {
   const filter = parseContract(listPoliciesContract, { workspace_id: input.workspaceId, status: input.status, type: input.type });
-  pageOf(input); // a paging problem is reported before the workspace is looked up
-  const where: FilterQuery<UsageLimitsPolicy> = { ...ctx.scope.rows(), status: filter.status ?? 'active' };
+  const page = pageOf(input); // a paging problem is reported before the workspace is looked up
+  const where: PolicyListFilter = { ...ctx.scope.rows(), status: filter.status ?? 'active' };
   if (filter.workspace_id != null) where.workspaceId = (await ctx.scope.workspace(ctx.em, filter.workspace_id, 'workspace_id')).id;
   if (filter.type) where.type = filter.type;
-  return findPage(ctx.em, UsageLimitsPolicySchema, where, input);
+  return policyPage(ctx.em, where, page);
 }
 
 /** A policy the caller can see: another organisation's, or another workspace's for a workspace key, is a 404. */

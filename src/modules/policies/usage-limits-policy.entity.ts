@@ -28,10 +28,12 @@ export const UsageLimitsPolicySchema = defineEntity({
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   }),
-  // Listing filters on organisation or workspace, then status (and type), newest first.
+  // The list's (policy-list.ts): equal on organisation (and workspace) and status, in its order
+  // (newest first, ties by id), then `type`, so a page's offset is walked in the index alone, a
+  // type filter included, and only the page's rows are read from the table.
   indexes: [
-    { properties: ['organisationId', 'status', 'createdAt', 'id'] },
-    { properties: ['workspaceId', 'status', 'createdAt', 'id'] },
+    { properties: ['organisationId', 'status', 'createdAt', 'id', 'type'] },
+    { properties: ['organisationId', 'workspaceId', 'status', 'createdAt', 'id', 'type'] },
   ],
 });
 
