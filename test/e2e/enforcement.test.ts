@@ -7,6 +7,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'j
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
+import { evaluationWriter } from '../../src/modules/guardrails/evaluation-writer.js';
 import { LocalModel } from '../../src/modules/runs/models/local-model.js';
 import { modelRegistry } from '../../src/modules/runs/models/registry.js';
 import { createTestApp, TEST_KEY, type TestApp } from '../helpers/app.js';
@@ -282,7 +283,8 @@ describe('guardrails (446, 246, output deny) with the openai SDK and a real JWKS
       [jwtGuard, true, { value: 5, weight: 1, metadata: '' }],
       [softGuard, false, { value: -3, weight: 2, metadata: 'impolite' }],
     ]);
-    // The evaluation is stored by the guardrails domain too.
+    // The evaluation is stored by the guardrails domain too (in its next batch).
+    await evaluationWriter(t.app.runtime).flush();
     const stored = await t.app.runtime.fork().getConnection().execute<any[]>('select verdict, stage from guardrail_evaluations where id = ?', [admission.inputGuardrails.results[1].evaluation_id], 'all');
     expect(stored).toHaveLength(1);
 

@@ -6,7 +6,7 @@
  * from the upstream's own `usage` (counted with the tokenizer only when it gives none). Every
  * call, refused or not, leaves one request-log record.
  */
-import { resolveWorkspace } from '../../auth/tenancy.js';
+import { cachedHomeWorkspace } from '../../auth/tenancy.js';
 import { AppError, GuardrailDeniedError } from '../../errors.js';
 import { randomAlphanumeric } from '../../lib/ids.js';
 import { refusalReason, settleAdmission } from '../enforcement/enforcement.service.js';
@@ -185,7 +185,7 @@ async function admit(
 ): Promise<Prepared> {
   const routing = routingOf(body.model, virtualKey, ctx.caller);
   const metadata = metadataOf(body.metadata, ctx.caller);
-  const workspace = await resolveWorkspace(ctx.em, ctx.principal);
+  const workspace = await cachedHomeWorkspace(ctx.em, ctx.runtime, ctx.principal);
   const log: Prepared['log'] = {
     organisationId: workspace.organisationId,
     workspaceId: workspace.id,
@@ -254,6 +254,7 @@ async function finish(ctx: ChatContext, prepared: Prepared, usage: Usage, upstre
       stage: 'output',
       context: { text, model: admission.request.model, metadata: admission.request.metadata, headers: {} },
       requestId: ctx.requestId ?? null,
+      em: ctx.em,
     });
     void evaluation.runAsync();
     guardrails.push(...guardrailVerdicts('output', evaluation.results));

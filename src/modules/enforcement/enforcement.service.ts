@@ -28,7 +28,7 @@ import { tokenUpperBounds } from '../runs/models/tokens.js';
 import { nextOrdinal } from '../runs/ordinal.js';
 import { readableSoFar } from '../runs/readable.js';
 import type { RunUsage } from '../runs/run.entity.js';
-import { measureUsage, usageEngine, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
+import { measureUsage, usageEngine, type BucketAmounts, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
 import { guardrailDecision, type AdmissionDecision, type GuardrailDecision, type LimitDecision, type Settlement } from './decisions.js';
 import { EnforcementRecordSchema, type EnforcementRecord } from './enforcement-record.entity.js';
 import { estimateTokens, segmentUsage, type UsagePoint } from './estimate.js';
@@ -107,7 +107,7 @@ export async function enforceAdmission(ctx: ModelWorkContext, admission: Admissi
   if (reserved) {
     pending.reservation = reserved.reservation;
     pending.decision.estimate = reserved.amount;
-    pending.decision.limits = await bucketSnapshot(runtime, reserved.limits);
+    pending.decision.limits = bucketSnapshot(reserved.limits, reserved.usage);
   }
 
   // 4. Input guardrails (a deny throws; admitModelWork then abandons the admission: released).
@@ -120,6 +120,7 @@ export async function enforceAdmission(ctx: ModelWorkContext, admission: Admissi
       context: { text: request.inputText, model: request.model, metadata: request.metadata, headers: ctx.caller?.headers ?? {} },
       runId: request.runId,
       requestId: ctx.requestId ?? null,
+      em: ctx.em,
     });
     pending.guardrails = guardrailDecision('input', evaluation);
     scheduleAsync(ctx, evaluation);
@@ -155,9 +156,8 @@ async function estimateRequest(ctx: ModelWorkContext, request: ModelWorkRequest)
   });
 }
 
-/** Each spec's bucket usage right after the reservation (specs are few). */
-async function bucketSnapshot(runtime: Runtime, specs: LimitSpec[]): Promise<LimitDecision[]> {
-  const usage = await usageEngine(runtime).usageOf(specs);
+/** Each spec's bucket usage right after the reservation (as the reservation's own statements left it). */
+function bucketSnapshot(specs: LimitSpec[], usage: BucketAmounts[]): LimitDecision[] {
   return specs.map((spec, i) => ({
     ownerType: spec.ownerType,
     ownerId: spec.ownerId,

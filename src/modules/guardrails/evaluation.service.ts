@@ -6,7 +6,8 @@ import type { Runtime } from '../../runtime.js';
 import type { CheckContext } from './checks/check.js';
 import { createJwksCache, type JwksCache } from './checks/jwks-cache.js';
 import { evaluateGuardrail, type CheckOutcome, type EvaluateOptions, type GuardrailOutcome } from './evaluate.js';
-import { GuardrailEvaluationSchema, type GuardrailStage } from './guardrail-evaluation.entity.js';
+import { evaluationWriter } from './evaluation-writer.js';
+import type { GuardrailStage } from './guardrail-evaluation.entity.js';
 import { GuardrailSchema, type Guardrail } from './guardrail.entity.js';
 import type { Feedback } from './validate.js';
 
@@ -112,6 +113,11 @@ export interface EvaluateForRequestInput extends GuardrailScope {
   context: CheckContext;
   runId?: string | null;
   requestId?: string | null;
+  /**
+   * The request's EntityManager, when there is one: the config cache's check that nothing else
+   * wrote the database is then the one the request already made (once per EntityManager).
+   */
+  em?: EntityManager;
 }
 
 export interface EngineOptions {
@@ -121,19 +127,19 @@ export interface EngineOptions {
 
 /**
  * The data plane's entry point. Loads the latest version of each named guardrail, evaluates the
- * synchronous ones now (concurrently), records each evaluation, and returns the verdict. Async
+ * synchronous ones now (concurrently), queues each evaluation's record, and returns the verdict. Async
  * guardrails are left to `runAsync`, which the caller schedules after the response.
  *
  * Runs on its own EntityManager: do not call it inside a transaction (SQLite has one connection).
  */
 export async function evaluateForRequest(runtime: Runtime, input: EvaluateForRequestInput, options: EngineOptions = {}): Promise<RequestEvaluation> {
-  const em = runtime.fork();
   // From the config cache (scope `guardrails`, dropped by every guardrail write): a provider's refs
-  // resolve to the same guardrails, at the same versions, until one of them changes.
+  // resolve to the same guardrails, at the same versions, until one of them changes. They load on
+  // an EntityManager of their own, as the cached entities outlive the request.
   const cache = configCache(runtime);
-  await cache.syncWith(em);
+  await cache.syncWith(input.em ?? runtime.fork());
   const key = JSON.stringify([input.organisationId, input.workspaceId, input.guardrailRefs]);
-  const resolved = await cache.get('guardrails', key, () => resolveGuardrailRefs(em, input, input.guardrailRefs));
+  const resolved = await cache.get('guardrails', key, () => resolveGuardrailRefs(runtime.fork(), input, input.guardrailRefs));
   const log = runtime.logger.child({ requestId: input.requestId ?? undefined, runId: input.runId ?? undefined });
   if (resolved.missing.length) {
     log.warn({ refs: resolved.missing, stage: input.stage }, 'guardrail refs name no visible guardrail; denying (fail closed)');
@@ -148,7 +154,7 @@ export async function evaluateForRequest(runtime: Runtime, input: EvaluateForReq
   const evaluate = async (list: Guardrail[]): Promise<GuardrailRequestResult[]> => {
     const outcomes = await Promise.all(list.map((g) => evaluateGuardrail(g, input.context, evalOptions)));
     const results = list.map((g, i) => toResult(g, outcomes[i]!));
-    await record(runtime, input, list, results, log);
+    record(runtime, input, list, results);
     return results;
   };
 
@@ -190,40 +196,29 @@ function toResult(guardrail: Guardrail, outcome: GuardrailOutcome): GuardrailReq
   };
 }
 
-/** One insert for the batch. A failure to record is logged, never turned into a failed request. */
-async function record(
-  runtime: Runtime,
-  input: EvaluateForRequestInput,
-  guardrails: Guardrail[],
-  results: GuardrailRequestResult[],
-  log: Runtime['logger'],
-): Promise<void> {
+/** Queued for the next batch (evaluation-writer.ts): the request does not wait for the insert. */
+function record(runtime: Runtime, input: EvaluateForRequestInput, guardrails: Guardrail[], results: GuardrailRequestResult[]): void {
   if (!results.length) return;
   const now = runtime.clock.now();
-  try {
-    await runtime.fork().insertMany(
-      GuardrailEvaluationSchema,
-      results.map((r, i) => ({
-        id: r.evaluation_id,
-        organisationId: input.organisationId,
-        workspaceId: input.workspaceId,
-        guardrailId: guardrails[i]!.id,
-        versionId: r.version_id,
-        stage: input.stage,
-        verdict: r.verdict,
-        deny: r.deny,
-        async: r.async,
-        checks: r.checks,
-        feedback: r.feedback,
-        durationMs: r.duration_ms,
-        runId: input.runId ?? null,
-        requestId: input.requestId ?? null,
-        createdAt: now,
-      })),
-    );
-  } catch (error) {
-    log.error({ err: error, guardrails: guardrails.map((g) => g.id) }, 'could not record guardrail evaluations');
-  }
+  evaluationWriter(runtime).push(
+    ...results.map((r, i) => ({
+      id: r.evaluation_id,
+      organisationId: input.organisationId,
+      workspaceId: input.workspaceId,
+      guardrailId: guardrails[i]!.id,
+      versionId: r.version_id,
+      stage: input.stage,
+      verdict: r.verdict,
+      deny: r.deny,
+      async: r.async,
+      checks: r.checks,
+      feedback: r.feedback,
+      durationMs: r.duration_ms,
+      runId: input.runId ?? null,
+      requestId: input.requestId ?? null,
+      createdAt: now,
+    })),
+  );
 }
 
 /**

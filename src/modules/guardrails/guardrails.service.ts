@@ -7,6 +7,7 @@ import { configCache } from '../../lib/config-cache.js';
 import { isUuid, prefixedId, uuid } from '../../lib/ids.js';
 import { findPage, type Page, type PageInput } from '../../lib/paging.js';
 import { validateName } from '../tenancy/tenancy.service.js';
+import { evaluationWriter } from './evaluation-writer.js';
 import { GuardrailEvaluationSchema, type GuardrailEvaluation, type GuardrailStage } from './guardrail-evaluation.entity.js';
 import { GuardrailVersionSchema, type GuardrailVersion } from './guardrail-version.entity.js';
 import { GuardrailSchema, type Guardrail, type GuardrailStatus } from './guardrail.entity.js';
@@ -184,5 +185,6 @@ export async function listGuardrailEvaluations(ctx: ServiceContext, input: ListE
   if (input.runId) where.runId = input.runId;
   if (input.requestId) where.requestId = input.requestId;
   if (input.stage) where.stage = input.stage;
+  await evaluationWriter(ctx.runtime).flush();
   return findPage<GuardrailEvaluation>(ctx.em, GuardrailEvaluationSchema, where, input);
 }

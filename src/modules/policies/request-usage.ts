@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Runtime } from '../../runtime.js';
 import type { UsageRequest } from '../usage/conditions.js';
 import type { PriceOverrides, TokenUsage } from '../usage/prices.js';
-import { measureUsage, usageEngine, usageLimitError, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
+import { measureUsage, usageEngine, usageLimitError, type BucketAmounts, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
 import { matchingPolicySpecs } from './policies.service.js';
 
 export interface UsageRequestContext extends UsageRequest {
@@ -38,21 +38,22 @@ export async function checkRequest(runtime: Runtime, em: EntityManager, ctx: Usa
 
 /**
  * Reserves an estimate of the request's usage on every applicable bucket (null: no limit applies),
- * or throws the 412 of the limit that refused. `estimate` is only called when a limit applies (it
- * may read the thread). Settle or release the reservation with the engine.
+ * or throws the 412 of the limit that refused, with each bucket's usage right after it. `estimate`
+ * is only called when a limit applies (it may read the thread). Settle or release the reservation
+ * with the engine.
  */
 export async function reserveForRequest(
   runtime: Runtime,
   em: EntityManager,
   ctx: UsageRequestContext,
   estimate: () => Promise<TokenUsage>,
-): Promise<{ limits: LimitSpec[]; amount: UsageAmount; reservation: Reservation } | null> {
+): Promise<{ limits: LimitSpec[]; amount: UsageAmount; reservation: Reservation; usage: BucketAmounts[] } | null> {
   const limits = await limitsForRequest(runtime, em, ctx);
   if (limits.length === 0) return null;
   const amount = measureUsage(limits, ctx.model, await estimate(), ctx.prices ?? undefined);
   const result = await usageEngine(runtime).reserve(limits, amount);
   if (!result.ok) throw usageLimitError(result);
-  return { limits, amount, reservation: result.reservation };
+  return { limits, amount, reservation: result.reservation, usage: result.usage };
 }
 
 /** Adds the request's actual usage (tokens, or dollars from the model's price) to every matching bucket. */

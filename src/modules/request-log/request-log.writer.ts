@@ -1,23 +1,20 @@
 /**
  * The request log's writer: records queue in a bounded buffer and are inserted in batches by a
- * timer, so writing the log never slows or fails a request. A full buffer drops the new record
- * and counts it (`gatehouse_request_log_dropped_total`); a failed batch is logged and counted the
- * same way, never retried into an unbounded backlog.
+ * timer (src/db/batched-inserts.ts), so writing the log never slows or fails a request. A full
+ * buffer drops the new record and counts it (`gatehouse_request_log_dropped_total`); a failed
+ * batch is logged and counted the same way, never retried into an unbounded backlog.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { BatchedInserts } from '../../db/batched-inserts.js';
 import type { Runtime } from '../../runtime.js';
 import { RequestLogSchema, type RequestLog } from './request-log.entity.js';
 
 export const BUFFER_LIMIT = 10_000;
-const BATCH_SIZE = 500;
-const FLUSH_INTERVAL_MS = 200;
 /** Distinct model labels on /metrics; later models count as `other` (bounded label sets). */
 const MODEL_LABEL_LIMIT = 100;
 
 export class RequestLogWriter {
-  private buffer: RequestLog[] = [];
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly inserts: BatchedInserts<RequestLog>;
   private readonly models = new Set<string>();
   readonly dropped: Counter<'reason'>;
   readonly tokens: Counter<'provider' | 'model' | 'kind'>;
@@ -25,7 +22,7 @@ export class RequestLogWriter {
   readonly upstreamLatency: Histogram<'provider' | 'model'>;
 
   constructor(
-    private readonly runtime: Runtime,
+    runtime: Runtime,
     private readonly limit = BUFFER_LIMIT,
     registry: Registry = runtime.metrics.registry,
   ) {
@@ -40,36 +37,25 @@ export class RequestLogWriter {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
+    this.inserts = new BatchedInserts<RequestLog>(runtime, RequestLogSchema, (error, batch) => {
+      this.dropped.inc({ reason: 'write_failed' }, batch.length);
+      runtime.logger.error({ err: error, records: batch.length }, 'could not write request-log records');
+    });
   }
 
   /** Queues one record (never waits, never throws). */
   write(record: RequestLog): void {
     this.observe(record);
-    if (this.buffer.length >= this.limit) {
+    if (this.inserts.size >= this.limit) {
       this.dropped.inc({ reason: 'buffer_full' });
       return;
     }
-    this.buffer.push(record);
-    if (this.buffer.length >= BATCH_SIZE) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+    this.inserts.push(record);
   }
 
   /** Writes everything queued so far; resolves when it is in the database (or counted as dropped). */
   flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.flushing = this.flushing.then(async () => {
-      while (this.buffer.length > 0) {
-        const batch = this.buffer.splice(0, BATCH_SIZE);
-        try {
-          await this.runtime.fork().insertMany(RequestLogSchema, batch);
-        } catch (error) {
-          this.dropped.inc({ reason: 'write_failed' }, batch.length);
-          this.runtime.logger.error({ err: error, records: batch.length }, 'could not write request-log records');
-        }
-      }
-    });
-    return this.flushing;
+    return this.inserts.flush();
   }
 
   private observe(record: RequestLog): void {

@@ -55,8 +55,19 @@ export interface Reservation {
   createdAt: Date;
 }
 
+/** A bucket's usage in a limit's unit: settled, and held by requests in progress. */
+export interface BucketAmounts {
+  currentUsage: number;
+  reserved: number;
+}
+
 export type ReserveResult =
-  | { ok: true; reservation: Reservation }
+  | {
+      ok: true;
+      reservation: Reservation;
+      /** Parallel to the specs: each bucket's usage right after this reservation. */
+      usage: BucketAmounts[];
+    }
   | {
       ok: false;
       refusedBy: LimitSpec;
@@ -212,7 +223,19 @@ type Row = Record<string, unknown>;
 const num = (value: unknown): number => Number(value ?? 0);
 const bool = (value: unknown): boolean => value === true || value === 1 || value === '1' || value === 't';
 
+/** Bucket ids kept for reservations (see `bucketOf`); the oldest go first past this. */
+const KNOWN_BUCKETS_LIMIT = 10_000;
+
 export class UsageEngine {
+  /**
+   * Bucket ids by everything `ensureBucket` writes (owner, value key, type, period, limits,
+   * workspace), kept only when this process is alone on its database: a reservation on a bucket
+   * already upserted with the same limits then costs no upsert. Buckets are never deleted, a
+   * changed limit or a new period is a new key, and `updateLimits` forgets them all. Several
+   * instances upsert on every reservation, as before.
+   */
+  private readonly knownBuckets = new Map<string, string>();
+
   constructor(private readonly runtime: Runtime) {}
 
   /**
@@ -224,25 +247,33 @@ export class UsageEngine {
   async reserve(specs: LimitSpec[], estimate: UsageAmount): Promise<ReserveResult> {
     const now = this.runtime.clock.now();
     const reservation: Reservation = { id: uuid(), specs: [...specs], estimate: { ...estimate }, items: [], createdAt: now };
-    if (specs.length === 0) return { ok: true, reservation };
+    if (specs.length === 0) return { ok: true, reservation, usage: [] };
     const units = specs.map((spec) => toUnits(spec.type, amountFor(spec.type, estimate)));
+    const usage: BucketAmounts[] = [];
+    const ensured = new Map<string, string>();
     const outcome = await this.runtime
       .fork()
       .transactional(async (tx) => {
         const items: ReservationItem[] = [];
         for (const [i, spec] of specs.entries()) {
-          const bucketId = await this.ensureBucket(tx, spec, now);
-          const result = await exec<{ affectedRows: number }>(
-            tx,
-            'update usage_buckets set reserved = reserved + ?, updated_at = ? where id = ? and used + reserved < ?',
-            [units[i], now, bucketId, limitToUnits(spec.type, spec.creditLimit)],
-            'run',
-          );
-          if (result.affectedRows !== 1) {
-            const row = await exec<Row>(tx, 'select used, reserved from usage_buckets where id = ?', [bucketId], 'get');
+          for (let upsert = false; ; upsert = true) {
+            const { bucketId, known } = await this.bucketOf(tx, spec, now, upsert, ensured);
+            const held = await exec<Row[]>(
+              tx,
+              'update usage_buckets set reserved = reserved + ?, updated_at = ? where id = ? and used + reserved < ? returning used, reserved',
+              [units[i], now, bucketId, limitToUnits(spec.type, spec.creditLimit)],
+              'all',
+            );
+            if (held.length === 1) {
+              items.push({ bucketId, units: units[i] });
+              usage.push({ currentUsage: fromUnits(spec.type, num(held[0].used)), reserved: fromUnits(spec.type, num(held[0].reserved)) });
+              break;
+            }
+            const row = await exec<Row | undefined>(tx, 'select used, reserved from usage_buckets where id = ?', [bucketId], 'get');
+            // A known bucket that is gone (removed by hand): upsert it again.
+            if (!row && known) continue;
             throw new Refusal(spec, num(row?.used), num(row?.reserved));
           }
-          items.push({ bucketId, units: units[i] });
         }
         await exec(
           tx,
@@ -261,7 +292,8 @@ export class UsageEngine {
       return { ok: false, refusedBy: spec, currentUsage: fromUnits(spec.type, outcome.usedUnits), reserved: fromUnits(spec.type, outcome.reservedUnits) };
     }
     reservation.items = outcome;
-    return { ok: true, reservation };
+    this.remember(ensured);
+    return { ok: true, reservation, usage };
   }
 
   /**
@@ -350,18 +382,6 @@ export class UsageEngine {
       }
     }
     return { ok: true };
-  }
-
-  /** Each spec's current bucket (settled usage and held estimates, in the limit's unit; zero when it has none yet). */
-  async usageOf(specs: readonly LimitSpec[]): Promise<Array<{ currentUsage: number; reserved: number }>> {
-    const now = this.runtime.clock.now();
-    const em = this.runtime.fork();
-    const out: Array<{ currentUsage: number; reserved: number }> = [];
-    for (const spec of specs) {
-      const { used, reserved } = await this.readBucket(em, spec, now);
-      out.push({ currentUsage: fromUnits(spec.type, used), reserved: fromUnits(spec.type, reserved) });
-    }
-    return out;
   }
 
   private async readBucket(em: EntityManager, spec: LimitSpec, now: Date): Promise<{ used: number; reserved: number }> {
@@ -504,6 +524,7 @@ export class UsageEngine {
 
   /** Stores new limits on the owner's buckets (they are also refreshed by every request). */
   async updateLimits(ownerType: LimitOwnerType, ownerId: string, limits: { type: LimitType; creditLimit: number; alertThreshold: number | null }): Promise<void> {
+    this.knownBuckets.clear();
     await exec(
       this.runtime.fork(),
       'update usage_buckets set credit_limit = ?, alert_threshold = ? where owner_type = ? and owner_id = ? and type = ?',
@@ -544,6 +565,25 @@ export class UsageEngine {
     await exec(em, "delete from usage_reservations where status <> 'pending' and created_at < ?", [new Date(now.getTime() - 86_400_000)], 'run');
     if (expired) this.runtime.logger.warn({ expired }, 'released usage reservations that were never settled');
     return expired;
+  }
+
+  /** The spec's current bucket: a known one (see `knownBuckets`) unless `upsert`, else `ensureBucket`'s, noted in `ensured`. */
+  private async bucketOf(tx: EntityManager, spec: LimitSpec, now: Date, upsert: boolean, ensured: Map<string, string>): Promise<{ bucketId: string; known: boolean }> {
+    const key = this.runtime.instances.alone ? bucketKey(spec, now) : null;
+    const known = key === null || upsert ? undefined : this.knownBuckets.get(key);
+    if (known) return { bucketId: known, known: true };
+    const bucketId = await this.ensureBucket(tx, spec, now);
+    if (key !== null) ensured.set(key, bucketId);
+    return { bucketId, known: false };
+  }
+
+  /** Buckets a committed reservation upserted (a rolled-back upsert may have created none). */
+  private remember(ensured: Map<string, string>): void {
+    for (const [key, bucketId] of ensured) {
+      this.knownBuckets.delete(key);
+      if (this.knownBuckets.size >= KNOWN_BUCKETS_LIMIT) this.knownBuckets.delete(this.knownBuckets.keys().next().value!);
+      this.knownBuckets.set(key, bucketId);
+    }
   }
 
   /** The bucket row for the spec's current period, created if missing, with the spec's limits stored. */
@@ -655,6 +695,11 @@ export class UsageEngine {
     this.runtime.logger.warn({ event: 'usage_alert', alert: { ...event, createdAt: now.toISOString() } }, message);
     if (spec.workspaceId) this.runtime.pubsub.publish(usageAlertsTopic(spec.workspaceId), event);
   }
+}
+
+/** What `ensureBucket` writes for the spec now: equal keys need no second upsert. */
+function bucketKey(spec: LimitSpec, now: Date): string {
+  return JSON.stringify([spec.ownerType, spec.ownerId, spec.valueKey, spec.type, periodKey(spec.periodicReset, now), spec.periodicReset, spec.creditLimit, spec.alertThreshold, spec.workspaceId]);
 }
 
 function touchedOf(spec: LimitSpec, row: Row): TouchedBucket {
