@@ -60,8 +60,13 @@ describe.skipIf(onPostgres)('upgrading a database of the release before versione
     expect(before.workspaces).toBe(2);
     const app = await open(file);
     try {
-      expect(await rowCounts(file)).toEqual(before);
+      // Every row kept, and the policy counts (0006_policy_counts) filled from the policies there.
+      expect(await rowCounts(file)).toEqual({ ...before, usage_policy_counts: 1 });
       const em = app.runtime.fork();
+      const columns = 'organisation_id, workspace_id, status, type';
+      expect(await executeSql(em, `select ${columns}, policies from usage_policy_counts`, [])).toEqual(
+        await executeSql(em, `select ${columns}, count(*) as policies from usage_limits_policies group by ${columns}`, []),
+      );
       const recorded = (await executeSql<{ name: string }[]>(em, 'select name from mikro_orm_migrations order by id', [])).map((r) => r.name);
       // Adopted at the baseline (its tables were there), then every later migration applied.
       expect(recorded[0]).toBe('0001_initial');
