@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { execute, subscribe, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import type { FetchAPI, Plugin } from 'graphql-yoga';
 import { createRequestContext, maskError, type RequestContext, type Runtime } from '../schema/index.js';
 import { readLimited } from '../src/http/body-limit.js';
 import { markDataPlane } from '../src/http/data-plane.js';
@@ -36,9 +36,9 @@ export function restPlugin(options: RestOptions): Plugin {
     }
   }
   return {
-    async onRequest({ request, url, endResponse }) {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
       if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) return;
-      endResponse(await handle(options, rows, operations, request, url));
+      endResponse(await handle(options, rows, operations, request, url, fetchAPI.Response));
     },
   };
 }
@@ -49,6 +49,9 @@ async function handle(
   operations: ReadonlyMap<string, Operation>,
   request: Request,
   url: URL,
+  // The server adapter's own Response: it writes a string body to the socket as it is, where the
+  // global (undici) Response would be read back through a web stream.
+  JsonResponse: FetchAPI['Response'],
 ): Promise<Response> {
   const { runtime, schema } = options;
   const { id: requestId } = requestIdOf(request);
@@ -61,7 +64,7 @@ async function handle(
   }
   const { row, params } = match;
   recordRoute(request, row.path);
-  if (row.document) return documentResponse(row, { rows, schema, operations });
+  if (row.document) return documentResponse(row, { rows, schema, operations }, JsonResponse);
   if (row.dataPlane) markDataPlane(request);
 
   let context: RequestContext;
@@ -144,7 +147,7 @@ async function handle(
   }
 
   const payload = row.result ? row.result(result.data, input) : firstField(result.data);
-  return new Response(JSON.stringify(payload ?? {}), {
+  return new JsonResponse(JSON.stringify(payload ?? {}), {
     status: context.response.status ?? row.status ?? 200,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
@@ -154,12 +157,12 @@ async function handle(
 const documents = new WeakMap<RouteRow[], Map<RouteRow, string>>();
 
 /** A row's public document (no API key: it is answered before authentication). */
-function documentResponse(row: RouteRow, table: RouteTable): Response {
+function documentResponse(row: RouteRow, table: RouteTable, JsonResponse: FetchAPI['Response']): Response {
   let built = documents.get(table.rows);
   if (!built) documents.set(table.rows, (built = new Map()));
   let text = built.get(row);
   if (text === undefined) built.set(row, (text = JSON.stringify(row.document!(table))));
-  return new Response(text, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
+  return new JsonResponse(text, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
 }
 
 function problemResponse(problem: InputProblem): Response {
