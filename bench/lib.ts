@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -69,3 +69,13 @@ export function serverNotingAnswers(handler: RequestListener, onEnd: () => void)
     return handler(req, res);
   });
 }
+
+const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
+/**
+ * The main thread's CPU time so far in ms, from the kernel's schedstat (Linux), or null where there
+ * is none. Unlike wall time it does not grow when other processes hold the core, and unlike
+ * process.cpuUsage() it leaves out worker threads (a bench's client) and the GC's helper threads.
+ */
+export const mainThreadCpuMs: (() => number) | null = existsSync(SCHEDSTAT)
+  ? () => Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[0]) / 1e6
+  : null;

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { createHttpServer } from '../src/http/http-server.js';
 import { countTokensAsync } from '../src/modules/runs/models/tokens.js';
+import { mainThreadCpuMs } from './lib.js';
 
 /**
  * `npm run bench` (part): does a run on huge messages hold the event loop? A run on the `local`
@@ -36,10 +36,6 @@ async function post(path: string, body: unknown): Promise<any> {
   if (response.status !== 200) throw new Error(`${path}: HTTP ${response.status} ${JSON.stringify(json)}`);
   return json;
 }
-
-const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
-/** The main thread's CPU time so far in ms (Linux), or null where the kernel does not say. */
-const mainThreadCpuMs = existsSync(SCHEDSTAT) ? () => Number(readFileSync(SCHEDSTAT, 'utf8').split(' ')[0]) / 1e6 : null;
 
 /** The longest main-thread CPU time between two turns of the event loop while `done` is pending, in ms. */
 async function longestSlice(done: Promise<unknown>): Promise<number | null> {
