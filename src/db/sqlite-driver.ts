@@ -18,7 +18,8 @@ export const BUSY_WAIT_MS = 10_000;
 class Dialect extends BetterSqliteKnexDialect {
   declare config: { onStatement?: (sql: string) => void };
 
-  async _query(connection: { inTransaction: boolean }, obj: { sql: string }): Promise<unknown> {
+  async _query(connection: Database, obj: { sql: string }): Promise<unknown> {
+    reusePreparedStatements(connection);
     const begin = /^\s*begin\s*;?\s*$/i.test(obj.sql);
     if (begin) obj.sql = 'begin immediate';
     this.config.onStatement?.(obj.sql);
@@ -33,6 +34,48 @@ class Dialect extends BetterSqliteKnexDialect {
       }
     }
   }
+}
+
+/** The part of a better-sqlite3 connection this file uses. */
+interface Database {
+  inTransaction: boolean;
+  prepare(sql: string): unknown;
+}
+
+/** Statement texts kept prepared per connection, and texts remembered as seen once; the oldest go first past these. */
+const PREPARED_LIMIT = 200;
+const SEEN_LIMIT = 2_000;
+const reusing = new WeakSet<Database>();
+
+/**
+ * knex's better-sqlite3 dialect prepares every statement it runs, each time (a parse and plan by
+ * SQLite, the largest single cost of a small query here). MikroORM writes the values into the
+ * text, so most texts are seen once; but some come back on every request (`begin immediate`,
+ * `COMMIT;`, `pragma data_version`, queries without values). A text seen a second time is kept
+ * prepared on its connection from then on. A prepared statement is only run synchronously (`all`,
+ * `run`), never iterated, so one object serves every caller; SQLite prepares it again by itself if
+ * the schema changed since.
+ */
+function reusePreparedStatements(db: Database): void {
+  if (reusing.has(db)) return;
+  reusing.add(db);
+  const prepare = db.prepare.bind(db);
+  const prepared = new Map<string, unknown>();
+  const seen = new Set<string>();
+  db.prepare = (sql: string) => {
+    const kept = prepared.get(sql);
+    if (kept !== undefined) return kept;
+    const statement = prepare(sql);
+    if (seen.delete(sql)) keep(prepared, sql, statement, PREPARED_LIMIT);
+    else keep(seen, sql, sql, SEEN_LIMIT);
+    return statement;
+  };
+}
+
+function keep<V>(into: Map<string, V> | Set<string>, key: string, value: V, limit: number): void {
+  if (into.size >= limit) into.delete(into.keys().next().value!);
+  if (into instanceof Map) into.set(key, value);
+  else into.add(key);
 }
 
 class Connection extends BetterSqliteConnection {

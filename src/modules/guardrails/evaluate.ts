@@ -1,4 +1,4 @@
-import type { CheckContext, CheckOptions, CheckResult } from './checks/check.js';
+import type { CheckContext, CheckOptions, CheckResult, GuardrailCheck } from './checks/check.js';
 import { errorMessage } from './checks/check.js';
 import { getCheck } from './checks/registry.js';
 import type { Feedback, GuardrailActions, NormalizedCheck } from './validate.js';
@@ -56,6 +56,22 @@ async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | typeof 
   }
 }
 
+/**
+ * Stored parameters were validated at write time; parsing again fills defaults added since. A
+ * guardrail's checks come from the config cache, the same objects request after request (and
+ * never changed: a write makes new ones), so each is parsed once.
+ */
+const parsedParameters = new WeakMap<NormalizedCheck, ReturnType<GuardrailCheck['parameters']['safeParse']>>();
+
+function parametersOf(check: GuardrailCheck, entry: NormalizedCheck): ReturnType<GuardrailCheck['parameters']['safeParse']> {
+  let parsed = parsedParameters.get(entry);
+  if (!parsed) {
+    parsed = check.parameters.safeParse(entry.parameters ?? {});
+    parsedParameters.set(entry, parsed);
+  }
+  return parsed;
+}
+
 async function runCheck(entry: NormalizedCheck, ctx: CheckContext, opts: EvaluateOptions): Promise<CheckOutcome> {
   const start = performance.now();
   const base = { id: entry.id, name: entry.name ?? entry.id };
@@ -63,8 +79,7 @@ async function runCheck(entry: NormalizedCheck, ctx: CheckContext, opts: Evaluat
 
   const check = getCheck(entry.id);
   if (!check) return failed(`Unknown check "${entry.id}".`, 'unknown_check');
-  // Stored parameters were validated at write time; parsing again fills defaults added since.
-  const params = check.parameters.safeParse(entry.parameters ?? {});
+  const params = parametersOf(check, entry);
   if (!params.success) return failed(`Invalid parameters: ${params.error.issues[0]?.message ?? 'unknown problem'}.`, 'invalid_parameters');
 
   let result: CheckResult | typeof TIMED_OUT;

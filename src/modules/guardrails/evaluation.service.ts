@@ -140,12 +140,13 @@ export async function evaluateForRequest(runtime: Runtime, input: EvaluateForReq
   await cache.syncWith(input.em ?? runtime.fork());
   const key = JSON.stringify([input.organisationId, input.workspaceId, input.guardrailRefs]);
   const resolved = await cache.get('guardrails', key, () => resolveGuardrailRefs(runtime.fork(), input, input.guardrailRefs));
-  const log = runtime.logger.child({ requestId: input.requestId ?? undefined, runId: input.runId ?? undefined });
+  // Made only when something is logged (rarely): a child logger per request costs more than the checks.
+  const log = () => runtime.logger.child({ requestId: input.requestId ?? undefined, runId: input.runId ?? undefined });
   if (resolved.missing.length) {
-    log.warn({ refs: resolved.missing, stage: input.stage }, 'guardrail refs name no visible guardrail; denying (fail closed)');
+    log().warn({ refs: resolved.missing, stage: input.stage }, 'guardrail refs name no visible guardrail; denying (fail closed)');
   }
   const skipped = resolved.archived.map(({ ref, guardrail }) => ({ ref, id: guardrail.id, slug: guardrail.slug, reason: 'archived' as const }));
-  if (skipped.length) log.warn({ guardrails: skipped.map((s) => s.slug), stage: input.stage }, 'archived guardrails skipped');
+  if (skipped.length) log().warn({ guardrails: skipped.map((s) => s.slug), stage: input.stage }, 'archived guardrails skipped');
 
   const evalOptions: EvaluateOptions = { jwksCache: jwksCacheOf(runtime), clock: runtime.clock, checkTimeoutMs: options.checkTimeoutMs };
   const sync = resolved.active.filter(({ guardrail }) => !guardrail.actions.async).map((r) => r.guardrail);
@@ -163,7 +164,7 @@ export async function evaluateForRequest(runtime: Runtime, input: EvaluateForReq
   const runAsync = () =>
     (pending ??= later.length
       ? evaluate(later).catch((error: unknown) => {
-          log.error({ err: error }, 'async guardrail evaluation failed');
+          log().error({ err: error }, 'async guardrail evaluation failed');
           return [];
         })
       : Promise.resolve([]));
