@@ -1,0 +1,239 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { goalLine, inParallel, intEnv, listen, quantile, tempDatabase } from './lib.js';
+
+/**
+ * `npm run bench` (part): what a gateway adds to a streamed model answer. A fake OpenAI-compatible
+ * upstream in this process answers at once, its chunks written one by one. Gatehouse (`npm start`'s
+ * server, a child process on a SQLite file) and the Portkey gateway (@portkey-ai/gateway, a child
+ * process, loaded with bench/portkey-preload.mjs) are both put in front of it; this process is the
+ * client. Timed per request: the first content delta and `[DONE]`, for
+ *
+ * - the upstream called directly (streamed and not);
+ * - a streamed run through Gatehouse (`POST /v1/threads/runs` with `stream: true` on an `openai`
+ *   integration on the upstream) and a streamed and a non-streamed chat completion through it;
+ * - a streamed and a non-streamed chat completion through Portkey. Portkey waits 25 ms before its
+ *   first streamed chunk by design, so its non-streamed figure is printed too.
+ *
+ * Added latency = the p50 through a gateway less the p50 direct, at concurrency 1 and 10, targets
+ * measured in interleaved rounds. Goal for the streamed run: ≤ 5 ms to the first delta and to
+ * `[DONE]`. Both children are stopped by pid at the end (and if the bench stops early).
+ *
+ * Environment: BENCH_STREAMED_REQUESTS (per target and concurrency, default 200),
+ * BENCH_STREAMED_ROUNDS (default 4).
+ */
+const REQUESTS = intEnv('BENCH_STREAMED_REQUESTS', 200);
+const ROUNDS = intEnv('BENCH_STREAMED_ROUNDS', 4);
+const CONCURRENCIES = [1, 10];
+const KEY = 'bench-bootstrap-key-0123456789';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+// ---- the fake upstream --------------------------------------------------------------------------
+const chunk = (delta: object, finish: string | null) => ({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: finish }] });
+const CHUNKS = [
+  ...['Hello', ' from', ' the', ' fake', ' upstream.'].map((content) => `data: ${JSON.stringify(chunk({ content }, null))}\n\n`),
+  `data: ${JSON.stringify(chunk({}, 'stop'))}\n\n`,
+  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } })}\n\n`,
+  'data: [DONE]\n\n',
+];
+const COMPLETION = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1_700_000_000,
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the fake upstream.' }, logprobs: null, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+});
+const upstream = createHttpServer((req, res) => {
+  let raw = '';
+  req.on('data', (piece) => (raw += piece));
+  req.on('end', () => {
+    if (!(JSON.parse(raw) as { stream?: boolean }).stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(COMPLETION);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const piece of CHUNKS) res.write(piece);
+    res.end();
+  });
+});
+const upstreamUrl = `${await listen(upstream)}/v1`;
+
+// ---- the two gateways, each a child process -----------------------------------------------------
+const database = tempDatabase('streamed', 900);
+const children: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Starts a child process and waits until `ready` answers; its last stderr lines end the bench if it exits first. */
+async function start(name: string, args: string[], env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (piece) => (stderr = (stderr + piece).slice(-4000)));
+  child.once('exit', (code) => {
+    if (!stopping) {
+      console.error(`${name} exited (${code}) before the bench ended:\n${stderr}`);
+      process.exit(1);
+    }
+  });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      await (await fetch(ready)).arrayBuffer();
+      return child;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${name} did not start within 120 s:\n${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+let stopping = false;
+
+const gatehousePort = await freePort();
+const gatehouse = `http://127.0.0.1:${gatehousePort}`;
+// RUN_CONCURRENCY at the bench's highest concurrency: runs beyond it would wait for a slot.
+const RUN_CONCURRENCY = Math.max(...CONCURRENCIES);
+await start(
+  'Gatehouse',
+  ['--import', 'tsx', 'src/server.ts'],
+  { PORT: String(gatehousePort), HOST: '127.0.0.1', DATABASE_URL: database.url, LOG_LEVEL: 'warn', GATEWAY_BOOTSTRAP_API_KEY: KEY, GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'), RUN_CONCURRENCY: String(RUN_CONCURRENCY) },
+  `${gatehouse}/healthz`,
+);
+const portkeyPort = await freePort();
+const portkey = `http://127.0.0.1:${portkeyPort}`;
+const portkeyBin = createRequire(import.meta.url).resolve('@portkey-ai/gateway/build/start-server.js');
+await start('Portkey gateway', ['--import', new URL('./portkey-preload.mjs', import.meta.url).href, portkeyBin, `--port=${portkeyPort}`, '--headless'], {}, `${portkey}/`);
+
+const admin = { 'x-gateway-api-key': KEY, 'content-type': 'application/json' };
+async function setup(method: string, path: string, body: unknown): Promise<any> {
+  const response = await fetch(`${gatehouse}/v1${path}`, { method, headers: admin, body: JSON.stringify(body) });
+  const json = await response.json();
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${JSON.stringify(json)}`);
+  return json;
+}
+await setup('POST', '/integrations', { name: 'Bench upstream', slug: 'upstream', ai_provider_id: 'openai', key: 'sk-bench', configurations: { base_url: upstreamUrl } });
+await setup('PUT', '/integrations/upstream/workspaces', { workspaces: [{ id: 'default', enabled: true }] });
+const runHeaders = { ...admin, 'x-gateway-virtual-key': 'upstream', 'OpenAI-Beta': 'assistants=v2' };
+const assistant = await (await fetch(`${gatehouse}/v1/assistants`, { method: 'POST', headers: runHeaders, body: JSON.stringify({ model: 'gpt-4o-mini' }) })).json();
+
+// ---- the targets ------------------------------------------------------------------------------
+const messages = [{ role: 'user', content: 'Summarise the open tickets of the northern region in one line.' }];
+const chatBody = (model: string, stream: boolean) => JSON.stringify({ model, messages, ...(stream && { stream: true, stream_options: { include_usage: true } }) });
+
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Text whose arrival is the first content delta (streamed targets); null: not streamed. */
+  firstDelta: string | null;
+}
+const CHAT_DELTA = '"content":"Hello"';
+const direct = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
+const viaPortkey = { ...direct, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstreamUrl };
+const targets: Target[] = [
+  { name: 'direct, streamed', url: `${upstreamUrl}/chat/completions`, headers: direct, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
+  { name: 'direct, not streamed', url: `${upstreamUrl}/chat/completions`, headers: direct, body: chatBody('gpt-4o-mini', false), firstDelta: null },
+  {
+    name: 'Gatehouse streamed run',
+    url: `${gatehouse}/v1/threads/runs`,
+    headers: runHeaders,
+    body: JSON.stringify({ assistant_id: assistant.id, thread: { messages }, stream: true }),
+    firstDelta: 'event: thread.message.delta',
+  },
+  { name: 'Gatehouse chat, streamed', url: `${gatehouse}/v1/chat/completions`, headers: admin, body: chatBody('@upstream/gpt-4o-mini', true), firstDelta: CHAT_DELTA },
+  { name: 'Gatehouse chat, not streamed', url: `${gatehouse}/v1/chat/completions`, headers: admin, body: chatBody('@upstream/gpt-4o-mini', false), firstDelta: null },
+  { name: 'Portkey chat, streamed', url: `${portkey}/v1/chat/completions`, headers: viaPortkey, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
+  { name: 'Portkey chat, not streamed', url: `${portkey}/v1/chat/completions`, headers: viaPortkey, body: chatBody('gpt-4o-mini', false), firstDelta: null },
+];
+
+interface Timing {
+  first: number;
+  done: number;
+}
+
+/** One request: ms to the first delta (streamed) and to its end (`[DONE]` when streamed). */
+async function timed(target: Target): Promise<Timing> {
+  const t0 = performance.now();
+  const response = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body });
+  if (response.status !== 200) throw new Error(`${target.name}: HTTP ${response.status} ${await response.text()}`);
+  if (target.firstDelta === null) {
+    await response.arrayBuffer();
+    const done = performance.now() - t0;
+    return { first: done, done };
+  }
+  const decoder = new TextDecoder();
+  let text = '';
+  let first = NaN;
+  const reader = response.body!.getReader();
+  for (let piece = await reader.read(); !piece.done; piece = await reader.read()) {
+    text += decoder.decode(piece.value, { stream: true });
+    if (Number.isNaN(first) && text.includes(target.firstDelta)) first = performance.now() - t0;
+  }
+  const done = performance.now() - t0;
+  if (Number.isNaN(first) || !text.includes('data: [DONE]')) throw new Error(`${target.name}: no delta or no [DONE] in ${text.slice(0, 500)}`);
+  return { first, done };
+}
+
+interface Result {
+  first: number;
+  done: number;
+}
+
+async function measure(concurrency: number): Promise<Map<Target, Result>> {
+  const timings = new Map<Target, Timing[]>(targets.map((t) => [t, []]));
+  for (const target of targets) await inParallel(concurrency, 20, async () => void (await timed(target))); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const target of targets) {
+      await inParallel(concurrency, Math.ceil(REQUESTS / ROUNDS), async () => void timings.get(target)!.push(await timed(target)));
+    }
+  }
+  const p50 = (values: number[]) => quantile(values.sort((a, b) => a - b), 0.5);
+  return new Map(targets.map((t) => [t, { first: p50(timings.get(t)!.map((x) => x.first)), done: p50(timings.get(t)!.map((x) => x.done)) }]));
+}
+
+console.log(`Streamed answers: a fake OpenAI-compatible upstream answering at once in ${CHUNKS.length} chunks; Gatehouse (RUN_CONCURRENCY=${RUN_CONCURRENCY}, SQLite file) and the Portkey gateway 1.15.2 as child processes; ${REQUESTS} requests per target and concurrency in ${ROUNDS} interleaved rounds; p50 in ms`);
+for (const concurrency of CONCURRENCIES) {
+  const results = await measure(concurrency);
+  const of = (name: string) => results.get(targets.find((t) => t.name === name)!)!;
+  console.log(`concurrency ${concurrency}`);
+  for (const target of targets) {
+    const r = results.get(target)!;
+    console.log(`  ${target.name.padEnd(30)} ${target.firstDelta ? `first delta ${r.first.toFixed(2).padStart(7)}   [DONE] ${r.done.toFixed(2).padStart(7)}` : `answer ${r.done.toFixed(2).padStart(7)}`}`);
+  }
+  const streamed = of('direct, streamed');
+  const plain = of('direct, not streamed');
+  const added = (name: string, base: Result) => ({ first: of(name).first - base.first, done: of(name).done - base.done });
+  const run = added('Gatehouse streamed run', streamed);
+  goalLine(`  added by a Gatehouse streamed run, first delta`, `${run.first.toFixed(2)} ms`, '≤ 5 ms', run.first / 5);
+  goalLine(`  added by a Gatehouse streamed run, [DONE]`, `${run.done.toFixed(2)} ms`, '≤ 5 ms', run.done / 5);
+  const gatehouseChat = added('Gatehouse chat, streamed', streamed);
+  const portkeyChat = added('Portkey chat, streamed', streamed);
+  console.log(`  added to a streamed chat completion, first delta / [DONE]: Gatehouse ${gatehouseChat.first.toFixed(2)} / ${gatehouseChat.done.toFixed(2)} ms, Portkey ${portkeyChat.first.toFixed(2)} / ${portkeyChat.done.toFixed(2)} ms (Portkey waits 25 ms before its first chunk by design)`);
+  console.log(`  added to a non-streamed chat completion: Gatehouse ${added('Gatehouse chat, not streamed', plain).done.toFixed(2)} ms, Portkey ${added('Portkey chat, not streamed', plain).done.toFixed(2)} ms`);
+  console.log(`  Gatehouse streamed run / Portkey streamed chat, added to [DONE]: ${(run.done / portkeyChat.done).toFixed(2)}×`);
+}
+
+stopping = true;
+for (const child of children) {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+upstream.close();
+database.remove();
