@@ -4,7 +4,9 @@ import type { Condition, GroupByKey } from '../usage/conditions.js';
 /**
  * A usage-limits policy (docs/contract.md#usage-limit-policies): a cost or token budget for the requests of its workspace
  * that match `conditions`, counted per `group_by` value key and period. Usage lives in
- * `usage_buckets` (owner type `policy`), not here. Deleting archives.
+ * `usage_buckets` (owner type `policy`), not here. Deleting archives. Triggers on the table keep
+ * `usage_policy_counts` (policy-count.entity.ts): a migration that rebuilds the table (SQLite's
+ * way of changing a column) must create them again.
  */
 export const UsageLimitsPolicySchema = defineEntity({
   name: 'UsageLimitsPolicy',
