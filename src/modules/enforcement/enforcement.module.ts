@@ -1,4 +1,5 @@
 import { runHooks } from '../runs/admission.js';
+import { usageEngine } from '../usage/usage-engine.js';
 import type { DomainModule } from '../module.js';
 import { EnforcementRecordSchema } from './enforcement-record.entity.js';
 import {
@@ -33,7 +34,11 @@ export const enforcementModule: DomainModule = {
         hooks.addRunFinishedListener(runFinished),
       ];
     });
-  }
-  // No stop: the hooks belong to this runtime and must outlive the runs module's stop, which fails
-  // the runs still executing (their usage then settles through the run-finished listener).
+  },
+  // The hooks stay: they belong to this runtime and must outlive the runs module's stop, which fails
+  // the runs still executing (their usage then settles through the run-finished listener). What
+  // answered requests deferred (settleAdmission) is written before the database closes.
+  async stop(runtime) {
+    await usageEngine(runtime).settled();
+  },
 };

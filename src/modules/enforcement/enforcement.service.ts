@@ -238,16 +238,28 @@ export async function settleAdmission(
   const { reservation } = pending;
   if (reservation) {
     const engine = usageEngine(runtime);
+    // Priced now, so a price error is the request's; written by `write`, which never throws.
+    let amount: UsageAmount | null = null;
+    let failure: unknown = null;
     try {
-      if (usage.prompt_tokens + usage.completion_tokens > 0) {
-        await engine.settle(reservation, measureUsage(reservation.specs, admission.request.model, usage, pending.prices ?? undefined));
-      } else {
-        await engine.release(reservation);
-      }
+      if (usage.prompt_tokens + usage.completion_tokens > 0) amount = measureUsage(reservation.specs, admission.request.model, usage, pending.prices ?? undefined);
     } catch (error) {
-      runtime.logger.error({ err: error, kind: admission.request.kind }, 'could not settle a request’s usage; releasing its reservation');
-      await engine.release(reservation).catch((releaseError: unknown) => runtime.logger.error({ err: releaseError }, 'could not release a reservation'));
+      failure = error;
     }
+    const write = async () => {
+      try {
+        if (failure) throw failure;
+        if (amount) await engine.settle(reservation, amount);
+        else await engine.release(reservation);
+      } catch (error) {
+        runtime.logger.error({ err: error, kind: admission.request.kind }, 'could not settle a request’s usage; releasing its reservation');
+        await engine.release(reservation).catch((releaseError: unknown) => runtime.logger.error({ err: releaseError }, 'could not release a reservation'));
+      }
+    };
+    // Alone on the database, the answer does not wait for the bucket writes (see UsageEngine.defer);
+    // instances sharing it settle at once, so each sees the others' usage as soon as it is known.
+    if (runtime.instances.alone) engine.defer(write);
+    else await write();
   }
   return { decision: pending.decision, inputGuardrails: pending.guardrails };
 }

@@ -235,8 +235,37 @@ export class UsageEngine {
    * instances upsert on every reservation, as before.
    */
   private readonly knownBuckets = new Map<string, string>();
+  /** Bucket writes deferred past the answer (`defer`), applied in order by `settled`. */
+  private deferred: Array<() => Promise<void>> = [];
+  private scheduled: ReturnType<typeof setImmediate> | null = null;
+  private applying: Promise<void> = Promise.resolve();
 
   constructor(private readonly runtime: Runtime) {}
+
+  /**
+   * Runs `write` (a settle or release that must not fail: it handles its own errors) once the
+   * current turn of the event loop is over, i.e. after the answer that called it is sent. Only for
+   * a process alone on its database: every reader and reservation of this engine applies what is
+   * deferred first, so within the process nothing sees a bucket without it, and no other process
+   * reads the buckets.
+   */
+  defer(write: () => Promise<void>): void {
+    this.deferred.push(write);
+    this.scheduled ??= setImmediate(() => void this.settled());
+  }
+
+  /** Applies every deferred write; resolves when they are done. */
+  settled(): Promise<void> {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = null;
+    if (this.deferred.length === 0) return this.applying;
+    const writes = this.deferred;
+    this.deferred = [];
+    this.applying = this.applying.then(async () => {
+      for (const write of writes) await write();
+    });
+    return this.applying;
+  }
 
   /**
    * Holds `estimate` on every spec's current bucket, or on none: a bucket admits a request while
@@ -245,6 +274,7 @@ export class UsageEngine {
    * request's estimate (provided estimates are not below actual usage). An empty list is ok.
    */
   async reserve(specs: LimitSpec[], estimate: UsageAmount): Promise<ReserveResult> {
+    await this.settled();
     const now = this.runtime.clock.now();
     const reservation: Reservation = { id: uuid(), specs: [...specs], estimate: { ...estimate }, items: [], createdAt: now };
     if (specs.length === 0) return { ok: true, reservation, usage: [] };
@@ -373,6 +403,7 @@ export class UsageEngine {
    * not keep the cap under concurrency.
    */
   async check(specs: LimitSpec[]): Promise<CheckResult> {
+    await this.settled();
     const now = this.runtime.clock.now();
     const em = this.runtime.fork();
     for (const spec of specs) {
@@ -401,6 +432,7 @@ export class UsageEngine {
 
   /** `currentBuckets` for many owners in one query (one result list per owner, same order). */
   async currentBucketsOf(ownerType: LimitOwnerType, owners: ReadonlyArray<{ ownerId: string } & BucketFilter>): Promise<BucketUsage[][]> {
+    await this.settled();
     if (owners.length === 0) return [];
     const now = this.runtime.clock.now();
     const ids = [...new Set(owners.map((o) => o.ownerId))];
@@ -444,6 +476,7 @@ export class UsageEngine {
    * (`used >= limit` is exhausted) in SQL.
    */
   async valueKeyPage(ownerType: LimitOwnerType, ownerId: string, query: ValueKeyQuery): Promise<{ total: number; data: BucketUsage[] }> {
+    await this.settled();
     const { type, periodicReset } = query;
     const period = periodKey(periodicReset, this.runtime.clock.now());
     const limit = limitToUnits(type, query.creditLimit);
@@ -500,6 +533,9 @@ export class UsageEngine {
     /** A caller's transaction to reset within (one statement), so the reset commits with its other writes. */
     em: EntityManager = this.runtime.fork(),
   ): Promise<number> {
+    // Deferred writes need the connection a caller's transaction holds (SQLite has one): inside one,
+    // a request answered a moment ago may settle after the reset, as one still in flight would.
+    if (!em.isInTransaction()) await this.settled();
     const now = this.runtime.clock.now();
     const current = currentPeriodClause(now);
     const params: unknown[] = [now, ownerType, ownerId, ...current.params];
@@ -545,6 +581,7 @@ export class UsageEngine {
    * its usage. Finished reservations older than a day are deleted. Returns how many were expired.
    */
   async sweepStaleReservations(olderThanMs: number): Promise<number> {
+    await this.settled();
     const now = this.runtime.clock.now();
     const cutoff = new Date(now.getTime() - olderThanMs);
     const em = this.runtime.fork();

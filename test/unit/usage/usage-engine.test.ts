@@ -166,6 +166,34 @@ describe('settle and release', () => {
     expect(await usageOf(s)).toEqual({ currentUsage: 12, reserved: 0 });
   });
 
+  it('a deferred settle waits for the end of the turn; every reader and reservation applies it first', async () => {
+    const s = spec({ creditLimit: 50 });
+    const first = await reserved(s, 40);
+    let written = false;
+    engine.defer(async () => {
+      await engine.settle(first, { tokens: 30, cost: 0 });
+      written = true;
+    });
+    expect(written).toBe(false);
+    // Applied first: the new reservation finds the 30 used, not the 40 that were held.
+    const second = await engine.reserve([s], { tokens: 15, cost: 0 });
+    expect(written).toBe(true);
+    expect(second.ok && second.usage).toEqual([{ currentUsage: 30, reserved: 15 }]);
+    // A reader in the same turn as the deferral sees it too.
+    engine.defer(() => engine.release((second as { reservation: Reservation }).reservation));
+    expect(await usageOf(s)).toEqual({ currentUsage: 30, reserved: 0 });
+    // Left alone, the deferred write starts once the turn is over.
+    const third = await reserved(s, 5);
+    let started = false;
+    engine.defer(async () => {
+      started = true;
+      await engine.settle(third, { tokens: 5, cost: 0 });
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toBe(true);
+    expect(await usageOf(s)).toEqual({ currentUsage: 35, reserved: 0 });
+  });
+
   it('release gives the estimate back, exactly once; a settle after it changes nothing', async () => {
     const s = spec();
     const reservation = await reserved(s, 40);
