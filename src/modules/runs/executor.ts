@@ -12,7 +12,7 @@ import { prefixedId } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
 import { resolveProvider } from '../integrations/provider-resolution.js';
 import { checkOutput, onModelCall, type ResolvedProvider } from './admission.js';
-import { buildConversation, functionTools, modelToolChoice } from './conversation.js';
+import { buildConversation, functionTools, modelToolChoice, type ConversationMessage } from './conversation.js';
 import { execute, RunMovedError, type EventDraft } from './event-log.js';
 import { MessageSchema, type Message } from './message.entity.js';
 import { ModelError, stepErrorOf, type ModelRequest, type ToolCall, type Usage } from './models/model.js';
@@ -37,8 +37,24 @@ const RUN_CANCEL_TOPIC = 'runs.cancel';
 export const SHUTDOWN_ERROR = { code: 'server_error', message: 'The gateway shut down while the run was in progress.' };
 export const INTERNAL_ERROR = { code: 'server_error', message: 'The run failed because of an internal error in the gateway.' };
 
+/**
+ * What the request that queued a run already holds: the run as its transaction committed it, the
+ * provider its admission resolved a moment ago, and for a new thread its messages (a thread's
+ * messages cannot change while it has an active run). A job that starts at once takes them
+ * instead of reading them again; a run that waits for a free slot (or comes from recovery) reads
+ * them afresh. Either way the job's first write moves the run only if it is still queued.
+ */
+export interface QueuedRun {
+  run: Run;
+  provider: ResolvedProvider;
+  /** The thread's messages in order, when the request wrote them all (thread and run at once). */
+  messages?: ConversationMessage[];
+}
+
 export class RunExecutor {
   private readonly waiting: string[] = [];
+  /** Handed over by `enqueue` to the job `pump` starts in the same call, never kept beyond it. */
+  private readonly handedOver = new Map<string, QueuedRun>();
   private readonly jobs = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
@@ -50,10 +66,12 @@ export class RunExecutor {
   }
 
   /** Queues a run for execution (after the commit that made it `queued`). Idempotent. */
-  enqueue(runId: string): void {
+  enqueue(runId: string, known?: QueuedRun): void {
     if (this.stopped || this.jobs.has(runId) || this.waiting.includes(runId)) return;
     this.waiting.push(runId);
+    if (known) this.handedOver.set(runId, known);
     this.pump();
+    this.handedOver.delete(runId);
   }
 
   /**
@@ -112,7 +130,7 @@ export class RunExecutor {
     while (!this.stopped && this.jobs.size < this.runtime.config.RUN_CONCURRENCY && this.waiting.length > 0) {
       const runId = this.waiting.shift()!;
       const controller = new AbortController();
-      const done = this.execute(runId, controller.signal)
+      const done = this.execute(runId, controller.signal, this.handedOver.get(runId))
         .catch((error: unknown) => this.runtime.logger.error({ err: error, runId }, 'run job crashed'))
         .finally(() => {
           this.jobs.delete(runId);
@@ -130,7 +148,7 @@ export class RunExecutor {
     for (const resolve of waiters) resolve();
   }
 
-  private async execute(runId: string, signal: AbortSignal): Promise<void> {
+  private async execute(runId: string, signal: AbortSignal, known: QueuedRun | undefined): Promise<void> {
     // Let the request that queued the run answer first.
     await new Promise((resolve) => setImmediate(resolve));
     // Stopped before it started: the run stays queued and is resumed at the next start.
@@ -145,13 +163,13 @@ export class RunExecutor {
     }
     this.renewing ??= this.startRenewing();
     // The move to in_progress is written with the job's first progress (RunJob.write).
-    const run = await runtime.fork().findOne(RunSchema, { id: runId });
+    const run = known?.run ?? (await runtime.fork().findOne(RunSchema, { id: runId }));
     if (run?.status !== 'queued') {
       await this.settleIfCancelling(runId);
       return;
     }
     if (signal.aborted) return releaseRun(runtime, runId);
-    const job = new RunJob(runtime, run, signal);
+    const job = new RunJob(runtime, run, signal, known);
     try {
       await job.execute();
     } catch (error) {
@@ -217,6 +235,7 @@ class RunJob {
     private readonly runtime: Runtime,
     private run: Run,
     private readonly signal: AbortSignal,
+    private readonly known?: QueuedRun,
   ) {}
 
   get runId(): string {
@@ -261,8 +280,12 @@ class RunJob {
     return this.end('completed', done.usage);
   }
 
-  /** The provider the run's virtual key names now (decrypted key); gone or disabled → the run fails. */
+  /**
+   * The provider the run's virtual key names now (decrypted key), or the one its admission has
+   * just resolved (QueuedRun); gone or disabled → the run fails.
+   */
   private async provider(): Promise<ResolvedProvider> {
+    if (this.known) return this.known.provider;
     try {
       return await resolveProvider(this.runtime.fork(), this.runtime, this.run.workspaceId, this.run.virtualKey);
     } catch (error) {
@@ -278,13 +301,14 @@ class RunJob {
     const em = this.runtime.fork();
     const run = this.run;
     const [messages, steps] = await Promise.all([
-      em.find(MessageSchema, { threadId: run.threadId }, { orderBy: { ordinal: 'asc' } }),
+      this.known?.messages ??
+        em.find(MessageSchema, { threadId: run.threadId }, { orderBy: { ordinal: 'asc' } }).then((rows) => rows.map((m) => ({ ordinal: m.ordinal, role: m.role, text: textOf(m.content) }))),
       // A run that never started has had no tool round yet (started_at is kept across rounds).
       run.startedAt ? em.find(RunStepSchema, { runId: run.id, type: 'tool_calls', status: 'completed' }, { orderBy: { ordinal: 'asc' } }) : [],
     ]);
     const conversation = await buildConversation({
       instructions: run.instructions,
-      messages: messages.map((m) => ({ ordinal: m.ordinal, role: m.role, text: textOf(m.content) })),
+      messages,
       toolRounds: steps.flatMap((s) =>
         s.stepDetails.type === 'tool_calls'
           ? [{ ordinal: s.ordinal, calls: s.stepDetails.tool_calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments, output: c.function.output ?? '' })) }]

@@ -519,7 +519,7 @@ export async function createRun(ctx: ModelWorkContext, threadId: string, input: 
     await recordAdmission(rtx.tx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
     return created;
   }), (r) => r.id))!;
-  runExecutor(ctx.runtime).enqueue(run.id);
+  runExecutor(ctx.runtime).enqueue(run.id, { run, provider: provider.admission.provider });
   return { value: { ...runObject(run), stream_after: 0 }, answer: provider.admission.answer };
 }
 
@@ -553,7 +553,8 @@ export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThr
     await recordAdmission(rtx.tx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
     return created;
   }), (r) => r.id))!;
-  runExecutor(ctx.runtime).enqueue(run.id);
+  const messages = newThread.messages.map((m, i) => ({ ordinal: i, role: m.role, text: contentText(m.content) }));
+  runExecutor(ctx.runtime).enqueue(run.id, { run, provider: provider.admission.provider, messages });
   return { value: { ...runObject(run), stream_after: 0 }, answer: provider.admission.answer };
 }
 
