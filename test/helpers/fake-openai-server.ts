@@ -13,6 +13,8 @@ export interface RecordedRequest {
   body: any;
   /** Set when the client went away before the reply was complete (abort, timeout, early stop). */
   clientClosed: boolean;
+  /** The client's port: calls on one kept-alive connection share it. */
+  remotePort: number | undefined;
 }
 
 export interface FakeReply {
@@ -134,6 +136,7 @@ export async function startFakeOpenAI(script: FakeScript | FakeReply = textReply
       headers: req.headers,
       body,
       clientClosed: false,
+      remotePort: req.socket.remotePort,
     };
     requests.push(recorded);
     res.once('close', () => {

@@ -11,6 +11,7 @@ import { sseData } from '../runs/models/openai-chat.js';
 import type { WireBody } from './chat-request.js';
 import type { ModelProvider, ProviderCall } from './provider.js';
 import { UpstreamError } from './upstream-error.js';
+import { postUpstream, type UpstreamResponse } from './upstream-post.js';
 
 export interface OpenAIProviderOptions {
   /** Up to and including the version segment, e.g. `https://api.openai.com/v1`. */
@@ -22,17 +23,12 @@ export interface OpenAIProviderOptions {
   timeoutMs: number;
   retries: number;
   backoffMs: number;
-  fetch?: typeof fetch;
 }
 
 const MAX_RETRY_AFTER_MS = 10_000;
 
 export class OpenAIProvider implements ModelProvider {
-  private readonly fetch: typeof fetch;
-
-  constructor(private readonly options: OpenAIProviderOptions) {
-    this.fetch = options.fetch ?? globalThis.fetch;
-  }
+  constructor(private readonly options: OpenAIProviderOptions) {}
 
   complete(call: ProviderCall): Promise<WireBody> {
     return this.json('/chat/completions', call);
@@ -42,15 +38,14 @@ export class OpenAIProvider implements ModelProvider {
     const options = typeof call.body.stream_options === 'object' && call.body.stream_options !== null ? call.body.stream_options : {};
     const body = { ...call.body, model: call.model, stream: true, stream_options: { ...options, include_usage: true } };
     const { response, waitFor, release } = await this.open('/chat/completions', body, call.signal);
-    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
+    if (!(response.header('content-type') ?? '').includes('text/event-stream')) {
       release();
       throw new UpstreamError(502, 'The model provider did not answer with an event stream.', 'upstream_error');
     }
-    const reader = response.body.getReader();
     const secret = this.options.apiKey;
     return (async function* () {
       try {
-        for await (const data of sseData(() => waitFor(reader.read()))) {
+        for await (const data of sseData(() => waitFor(response.read()))) {
           if (data === '[DONE]') return;
           let chunk: WireBody;
           try {
@@ -120,14 +115,14 @@ export class OpenAIProvider implements ModelProvider {
       const release = () => controller.abort();
       let retryAfterMs: number | null = null;
       try {
-        const response = await waitFor(this.fetch(url, { method: 'POST', headers, body: payload, signal: linked }));
-        if (response.ok) return { response, waitFor, release };
+        const response = await waitFor(postUpstream(url, headers, payload, linked));
+        if (response.status >= 200 && response.status < 300) return { response, waitFor, release };
         if (!retryable(response.status) || attempt >= retries) {
           const error = await upstreamError(response, apiKey, waitFor);
           release();
           throw error;
         }
-        retryAfterMs = retryAfter(response.headers.get('retry-after'));
+        retryAfterMs = retryAfter(response.header('retry-after'));
         release();
       } catch (error) {
         release();
@@ -150,7 +145,7 @@ function retryAfter(header: string | null): number | null {
 }
 
 /** The upstream's status and message (its `error.message`, or its text), made safe to show. */
-async function upstreamError(response: Response, apiKey: string, waitFor: <T>(p: Promise<T>) => Promise<T>): Promise<UpstreamError> {
+async function upstreamError(response: UpstreamResponse, apiKey: string, waitFor: <T>(p: Promise<T>) => Promise<T>): Promise<UpstreamError> {
   let message = '';
   let code: string | null = null;
   try {
@@ -172,7 +167,7 @@ async function upstreamError(response: Response, apiKey: string, waitFor: <T>(p:
   message = safeUpstreamText(message, [apiKey]);
   const safeCode = safeUpstreamText(code, [apiKey]);
   const headers: Record<string, string> = {};
-  const after = response.headers.get('retry-after');
+  const after = response.header('retry-after');
   if (after) headers['retry-after'] = after;
   return new UpstreamError(
     response.status,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OpenAIProvider } from '../../../src/modules/chat/openai-provider.js';
 import { errorReply, startFakeOpenAI, type FakeOpenAI } from '../../helpers/fake-openai-server.js';
 
@@ -42,5 +42,27 @@ describe('chat openai provider: upstream text', () => {
       for await (const _chunk of await provider.stream(call())) void _chunk;
     });
     expect(error.message).toBe(`The model provider reported an error: ${shown}`);
+  });
+});
+
+describe('chat openai provider: waits and connections', () => {
+  it('a stream that stalls after its first chunk times out (504) and closes the connection', async () => {
+    const quick = new OpenAIProvider({ baseUrl: fake.url, apiKey: API_KEY, timeoutMs: 150, retries: 0, backoffMs: 1 });
+    fake.setScript({ sse: [{ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'Hi' } }] }], hang: true });
+    const seen: unknown[] = [];
+    const error = await failure(async () => {
+      for await (const chunk of await quick.stream(call())) seen.push(chunk);
+    });
+    expect(seen).toHaveLength(1);
+    expect(error).toMatchObject({ status: 504, code: 'upstream_timeout' });
+    await vi.waitFor(() => expect(fake.requests.at(-1)!.clientClosed).toBe(true));
+  });
+
+  it('calls one after another reuse the connection (keep-alive)', async () => {
+    fake.setScript({ json: { id: 'x', object: 'chat.completion', choices: [] } });
+    const before = fake.requests.length;
+    for (let i = 0; i < 3; i++) expect(await provider.complete(call())).toMatchObject({ id: 'x' });
+    const ports = new Set(fake.requests.slice(before).map((r) => r.remotePort));
+    expect(ports.size).toBe(1);
   });
 });
