@@ -163,19 +163,24 @@ const targets: Target[] = [
 ];
 
 interface Timing {
+  /** The response's head: for a streamed run, the run has been created and admitted. */
+  head: number;
   first: number;
   done: number;
 }
 
-/** One request: ms to the first delta (streamed) and to its end (`[DONE]` when streamed). */
+/** One request: ms to its head, to the first delta (streamed) and to its end (`[DONE]` when streamed). */
 async function timed(target: Target): Promise<Timing> {
   const t0 = performance.now();
-  const response = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body });
+  const response = await fetch(target.url, { method: 'POST', headers: target.headers, body: target.body }).catch((error: Error) => {
+    throw new Error(`${target.name}: ${error.message} (${String(error.cause)})`);
+  });
+  const head = performance.now() - t0;
   if (response.status !== 200) throw new Error(`${target.name}: HTTP ${response.status} ${await response.text()}`);
   if (target.firstDelta === null) {
     await response.arrayBuffer();
     const done = performance.now() - t0;
-    return { first: done, done };
+    return { head, first: done, done };
   }
   const decoder = new TextDecoder();
   let text = '';
@@ -187,13 +192,10 @@ async function timed(target: Target): Promise<Timing> {
   }
   const done = performance.now() - t0;
   if (Number.isNaN(first) || !text.includes('data: [DONE]')) throw new Error(`${target.name}: no delta or no [DONE] in ${text.slice(0, 500)}`);
-  return { first, done };
+  return { head, first, done };
 }
 
-interface Result {
-  first: number;
-  done: number;
-}
+type Result = Timing;
 
 async function measure(concurrency: number): Promise<Map<Target, Result>> {
   const timings = new Map<Target, Timing[]>(targets.map((t) => [t, []]));
@@ -204,7 +206,12 @@ async function measure(concurrency: number): Promise<Map<Target, Result>> {
     }
   }
   const p50 = (values: number[]) => quantile(values.sort((a, b) => a - b), 0.5);
-  return new Map(targets.map((t) => [t, { first: p50(timings.get(t)!.map((x) => x.first)), done: p50(timings.get(t)!.map((x) => x.done)) }]));
+  return new Map(
+    targets.map((t) => {
+      const all = timings.get(t)!;
+      return [t, { head: p50(all.map((x) => x.head)), first: p50(all.map((x) => x.first)), done: p50(all.map((x) => x.done)) }];
+    }),
+  );
 }
 
 console.log(`Streamed answers: a fake OpenAI-compatible upstream answering at once in ${CHUNKS.length} chunks; Gatehouse (RUN_CONCURRENCY=${RUN_CONCURRENCY}, SQLite file) and the Portkey gateway 1.15.2 as child processes; ${REQUESTS} requests per target and concurrency in ${ROUNDS} interleaved rounds; p50 in ms`);
@@ -214,7 +221,8 @@ for (const concurrency of CONCURRENCIES) {
   console.log(`concurrency ${concurrency}`);
   for (const target of targets) {
     const r = results.get(target)!;
-    console.log(`  ${target.name.padEnd(30)} ${target.firstDelta ? `first delta ${r.first.toFixed(2).padStart(7)}   [DONE] ${r.done.toFixed(2).padStart(7)}` : `answer ${r.done.toFixed(2).padStart(7)}`}`);
+    const streamed = `head ${r.head.toFixed(2).padStart(7)}   first delta ${r.first.toFixed(2).padStart(7)}   [DONE] ${r.done.toFixed(2).padStart(7)}`;
+    console.log(`  ${target.name.padEnd(30)} ${target.firstDelta ? streamed : `answer ${r.done.toFixed(2).padStart(7)}`}`);
   }
   const streamed = of('direct, streamed');
   const plain = of('direct, not streamed');
