@@ -30,12 +30,24 @@ export function postUpstream(url: string, headers: Record<string, string>, paylo
   const agent = target.protocol === 'https:' ? agents['https:'] : target.protocol === 'http:' ? agents['http:'] : null;
   if (!agent) return Promise.reject(new Error(`Unsupported protocol ${target.protocol}`));
   const client = target.protocol === 'https:' ? https : http;
+  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
+    let answer: IncomingMessage | null = null;
     const request = client.request(
       target,
-      { method: 'POST', agent, signal, headers: { ...headers, 'content-length': String(Buffer.byteLength(payload)) } },
-      (response) => resolve(responseOf(response)),
+      { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(payload)) } },
+      (response) => {
+        answer = response;
+        resolve(responseOf(response));
+      },
     );
+    // The signal is followed only until the call is over ('close'): node's own `signal` option
+    // would also destroy a connection already handed back to the agent for the next call. Once
+    // answered, the body is dropped without an error (a read in progress fails, and no one else
+    // is told: the caller let go of it on purpose or its deadline passed).
+    const abort = () => (answer ? answer.destroy() : request.destroy(signal.reason));
+    signal.addEventListener('abort', abort, { once: true });
+    request.once('close', () => signal.removeEventListener('abort', abort));
     request.on('error', (error) => reject(signal.aborted ? error : new Error('The upstream could not be reached.', { cause: error })));
     request.end(payload);
   });

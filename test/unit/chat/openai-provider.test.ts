@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OpenAIProvider } from '../../../src/modules/chat/openai-provider.js';
-import { errorReply, startFakeOpenAI, type FakeOpenAI } from '../../helpers/fake-openai-server.js';
+import { errorReply, startFakeOpenAI, textReply, type FakeOpenAI } from '../../helpers/fake-openai-server.js';
 
 // The chat client shows upstream text as the runs' adapter does (src/lib/upstream-http.ts): the
 // key removed, control characters flattened, at most 300 characters, in HTTP and mid-stream errors.
@@ -56,6 +56,17 @@ describe('chat openai provider: waits and connections', () => {
     expect(seen).toHaveLength(1);
     expect(error).toMatchObject({ status: 504, code: 'upstream_timeout' });
     await vi.waitFor(() => expect(fake.requests.at(-1)!.clientClosed).toBe(true));
+  });
+
+  it('a stream read to its end, then released, leaves the next calls working', async () => {
+    for (let i = 0; i < 20; i++) {
+      fake.setScript(textReply(['Hi', ' there']));
+      const chunks = [];
+      for await (const chunk of await provider.stream(call())) chunks.push(chunk);
+      expect(chunks.length).toBeGreaterThan(2);
+      fake.setScript({ json: { id: `x${i}`, object: 'chat.completion', choices: [] } });
+      expect(await provider.complete(call())).toMatchObject({ id: `x${i}` });
+    }
   });
 
   it('calls one after another reuse the connection (keep-alive)', async () => {
