@@ -3,7 +3,6 @@
  * commit, read for replays. Sequence numbers come from an atomic increment of `runs.event_seq`
  * in that same transaction, so they are gap-free, ordered like the commits, and never reused.
  */
-import { executeSql } from '../../db/sql.js';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Runtime } from '../../runtime.js';
 import { RunEventSchema } from './run-event.entity.js';
@@ -31,48 +30,71 @@ export class RunMovedError extends Error {
   }
 }
 
-/** Runs raw SQL inside the EntityManager's transaction (a second connection would wait forever). */
+/** Runs raw SQL inside the EntityManager's transaction (a second connection would wait forever); rows changed. */
 export async function execute(em: EntityManager, sql: string, params: unknown[]): Promise<number> {
-  const result = await executeSql<{ affectedRows?: number }>(em, sql, params, 'run');
+  const result = await boundSql<{ affectedRows?: number }>(em, sql, params, 'run');
   return result.affectedRows ?? 0;
 }
 
-/**
- * Appends events to a run's log inside `tx`. With `whileStatus`, the append happens only while
- * the run still has that status (else RunMovedError and the caller's transaction rolls back).
- */
-export async function appendEvents(
-  tx: EntityManager,
-  runtime: Runtime,
-  runId: string,
-  drafts: readonly EventDraft[],
-  whileStatus?: RunStatus,
-): Promise<RunEventRecord[]> {
-  if (drafts.length === 0) return [];
-  const rows = whileStatus
-    ? await executeSql<{ seq: number }[]>(tx, 'update runs set event_seq = event_seq + ? where id = ? and status = ? returning event_seq as seq', [drafts.length, runId, whileStatus])
-    : await executeSql<{ seq: number }[]>(tx, 'update runs set event_seq = event_seq + ? where id = ? returning event_seq as seq', [drafts.length, runId]);
-  if (rows.length !== 1) throw new RunMovedError(runId);
-  const last = Number(rows[0].seq);
-  const first = last - drafts.length + 1;
-  const now = runtime.clock.now();
-  const records = drafts.map((draft, i) => ({ sequence: first + i, event: draft.event, data: draft.data }));
-  for (const record of records) tx.create(RunEventSchema, { runId, ...record, createdAt: now });
-  await tx.flush();
-  return records;
+interface RawConnection {
+  getKnex(): { raw(sql: string, bindings: unknown[]): { transacting(trx: unknown): unknown } & PromiseLike<unknown> };
+  transformRawResult<T>(result: unknown, method: 'all' | 'get' | 'run'): T;
 }
 
 /**
- * Appends events to the log of a run whose row `tx` holds, not yet written: one it creates, or one
- * it moved (RunTx.move). They are numbered on from the row's own count, which the same flush
- * writes with them, so no increment is asked of the database.
+ * Raw SQL inside `em`'s transaction with its values bound, as MikroORM's own `execute` would run
+ * it but without writing the values into the text: the run path's statements then keep one text
+ * each, which SQLite keeps prepared (src/db/sqlite-driver.ts) instead of parsing every run's anew.
+ * Values: strings, numbers, null, Dates (SQLite stores them as Unix ms, as MikroORM does).
  */
-export function appendHeldEvents(tx: EntityManager, runtime: Runtime, run: { id: string; eventSeq: number }, drafts: readonly EventDraft[]): RunEventRecord[] {
-  const now = runtime.clock.now();
+export async function boundSql<T>(em: EntityManager, sql: string, params: unknown[], method: 'all' | 'get' | 'run' = 'all'): Promise<T> {
+  const connection = em.getConnection() as unknown as RawConnection;
+  const query = connection.getKnex().raw(sql, params);
+  if (em.isInTransaction()) query.transacting(em.getTransactionContext());
+  return connection.transformRawResult<T>(await query, method);
+}
+
+/**
+ * Numbers events for a run's log inside `tx`, by one atomic increment of the run's count. With
+ * `whileStatus`, only while the run still has that status (else RunMovedError and the caller's
+ * transaction rolls back). The rows are written by `insertEvents` before the transaction ends.
+ */
+export async function numberEvents(tx: EntityManager, runId: string, drafts: readonly EventDraft[], whileStatus?: RunStatus): Promise<RunEventRecord[]> {
+  if (drafts.length === 0) return [];
+  const rows = whileStatus
+    ? await boundSql<{ seq: number }[]>(tx, 'update runs set event_seq = event_seq + ? where id = ? and status = ? returning event_seq as seq', [drafts.length, runId, whileStatus])
+    : await boundSql<{ seq: number }[]>(tx, 'update runs set event_seq = event_seq + ? where id = ? returning event_seq as seq', [drafts.length, runId]);
+  if (rows.length !== 1) throw new RunMovedError(runId);
+  const first = Number(rows[0].seq) - drafts.length + 1;
+  return drafts.map((draft, i) => ({ sequence: first + i, event: draft.event, data: draft.data }));
+}
+
+/**
+ * Numbers events for the log of a run whose row `tx` holds, not yet written: one it creates, or
+ * one it moved (RunTx.move). They are numbered on from the row's own count, which the
+ * transaction's flush writes, so no increment is asked of the database.
+ */
+export function numberHeldEvents(run: { eventSeq: number }, drafts: readonly EventDraft[]): RunEventRecord[] {
   const records = drafts.map((draft, i) => ({ sequence: run.eventSeq + i + 1, event: draft.event, data: draft.data }));
   run.eventSeq += drafts.length;
-  for (const record of records) tx.create(RunEventSchema, { runId: run.id, ...record, createdAt: now });
   return records;
+}
+
+/** Rows per INSERT: few enough for any database's bound-value limit (5 values a row). */
+const EVENTS_PER_INSERT = 200;
+
+/**
+ * Writes numbered events inside `tx`: a transaction's events of every run, in one multi-row
+ * INSERT (a stream's pause can hold hundreds of deltas: then one per EVENTS_PER_INSERT). Each
+ * payload is serialised here, once, exactly as it is stored (RunEventSchema.data).
+ */
+export async function insertEvents(tx: EntityManager, now: Date, batches: readonly { runId: string; records: readonly RunEventRecord[] }[]): Promise<void> {
+  const rows = batches.flatMap(({ runId, records }) => records.map((r) => [runId, r.sequence, r.event, JSON.stringify(r.data), now]));
+  for (let start = 0; start < rows.length; start += EVENTS_PER_INSERT) {
+    const chunk = rows.slice(start, start + EVENTS_PER_INSERT);
+    const values = chunk.map(() => '(?, ?, ?, ?, ?)').join(', ');
+    await boundSql(tx, `insert into run_events (run_id, sequence, event, data, created_at) values ${values}`, chunk.flat(), 'run');
+  }
 }
 
 export function publishEvents(runtime: Runtime, runId: string, records: readonly RunEventRecord[]): void {

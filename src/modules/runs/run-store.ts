@@ -7,8 +7,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { unixSeconds } from '../../lib/clock.js';
 import type { Runtime } from '../../runtime.js';
 import { onRunFinished, type RunSummary } from './admission.js';
-import { executeSql } from '../../db/sql.js';
-import { appendEvents, appendHeldEvents, execute, publishEvents, RunMovedError, type EventDraft, type RunEventRecord } from './event-log.js';
+import { boundSql, execute, insertEvents, numberEvents, numberHeldEvents, publishEvents, RunMovedError, type EventDraft, type RunEventRecord } from './event-log.js';
 import { MessageSchema } from './message.entity.js';
 import { moveEndsLease } from './run-lease.js';
 import { stepErrorOf } from './models/model.js';
@@ -56,14 +55,14 @@ export class RunTx {
   async events(runId: string, drafts: EventDraft[], whileStatus?: RunStatus): Promise<RunEventRecord[]> {
     const held = this.held.get(runId);
     if (held && whileStatus && held.status !== whileStatus) throw new RunMovedError(runId);
-    const records = held ? appendHeldEvents(this.tx, this.runtime, held, drafts) : await appendEvents(this.tx, this.runtime, runId, drafts, whileStatus);
+    const records = held ? numberHeldEvents(held, drafts) : await numberEvents(this.tx, runId, drafts, whileStatus);
     this.published.push({ runId, records });
     return records;
   }
 
-  /** The first events of a run this transaction creates, before its flush (see appendHeldEvents). */
+  /** The first events of a run this transaction creates, before its flush (see numberHeldEvents). */
   firstEvents(run: Run, drafts: EventDraft[]): RunEventRecord[] {
-    const records = appendHeldEvents(this.tx, this.runtime, run, drafts);
+    const records = numberHeldEvents(run, drafts);
     this.published.push({ runId: run.id, records });
     return records;
   }
@@ -89,8 +88,8 @@ export class RunTx {
       }
     } else {
       const rows = moveEndsLease(to)
-        ? await executeSql<Record<string, unknown>[]>(this.tx, 'update runs set status = ?, lease_owner = null, lease_expires_at = null where id = ? and status = ? returning *', [to, runId, from])
-        : await executeSql<Record<string, unknown>[]>(this.tx, 'update runs set status = ? where id = ? and status = ? returning *', [to, runId, from]);
+        ? await boundSql<Record<string, unknown>[]>(this.tx, 'update runs set status = ?, lease_owner = null, lease_expires_at = null where id = ? and status = ? returning *', [to, runId, from])
+        : await boundSql<Record<string, unknown>[]>(this.tx, 'update runs set status = ? where id = ? and status = ? returning *', [to, runId, from]);
       if (rows.length !== 1) return null;
       run = this.tx.map(RunSchema, rows[0]);
       this.held.set(runId, run);
@@ -147,7 +146,10 @@ export async function commitRun<T>(runtime: Runtime, em: EntityManager, work: (r
   let scope!: RunTx;
   const result = await em.transactional(async (tx) => {
     scope = new RunTx(tx, runtime);
-    return work(scope);
+    const value = await work(scope);
+    // Every event the transaction appended, in one statement before its commit.
+    await insertEvents(tx, scope.now(), scope.published);
+    return value;
   });
   for (const { runId, records } of scope.published) publishEvents(runtime, runId, records);
   for (const run of scope.finished) await onRunFinished(runtime, runSummary(run), runUsage(run));
