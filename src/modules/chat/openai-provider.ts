@@ -44,9 +44,15 @@ export class OpenAIProvider implements ModelProvider {
     }
     const secret = this.options.apiKey;
     return (async function* () {
+      let done = false;
       try {
         for await (const data of sseData(() => waitFor(response.read()))) {
-          if (data === '[DONE]') return;
+          if (data === '[DONE]') {
+            // The answer is complete: the connection can serve the next call once its end arrives.
+            done = true;
+            response.drain();
+            return;
+          }
           let chunk: WireBody;
           try {
             chunk = JSON.parse(data) as WireBody;
@@ -60,7 +66,7 @@ export class OpenAIProvider implements ModelProvider {
           yield chunk;
         }
       } finally {
-        release();
+        if (!done) release();
       }
     })();
   }

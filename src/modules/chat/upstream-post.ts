@@ -18,7 +18,15 @@ export interface UpstreamResponse {
   text(): Promise<string>;
   /** The next piece of the body (`done` at its end), for streams. */
   read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  /**
+   * Reads what is left of a body whose content is complete (a stream past `[DONE]`) in the
+   * background, so the connection goes back to the agent for the next call; one that has not
+   * ended within DRAIN_MS is closed.
+   */
+  drain(): void;
 }
+
+const DRAIN_MS = 5_000;
 
 /**
  * Sends `payload` and resolves with the response once its headers arrived. `signal` aborts the
@@ -69,6 +77,15 @@ function responseOf(response: IncomingMessage): UpstreamResponse {
     async read() {
       const next = await pieces.next();
       return next.done ? { done: true, value: undefined } : { done: false, value: next.value };
+    },
+    drain() {
+      if (response.complete) return;
+      const timer = setTimeout(() => response.destroy(), DRAIN_MS).unref();
+      void (async () => {
+        for (let next = await pieces.next(); !next.done; next = await pieces.next());
+      })()
+        .catch(() => undefined)
+        .finally(() => clearTimeout(timer));
     },
   };
 }

@@ -58,7 +58,8 @@ describe('chat openai provider: waits and connections', () => {
     await vi.waitFor(() => expect(fake.requests.at(-1)!.clientClosed).toBe(true));
   });
 
-  it('a stream read to its end, then released, leaves the next calls working', async () => {
+  it('a stream read to its end, then released, keeps its connection for the next calls', async () => {
+    const before = fake.requests.length;
     for (let i = 0; i < 20; i++) {
       fake.setScript(textReply(['Hi', ' there']));
       const chunks = [];
@@ -67,6 +68,9 @@ describe('chat openai provider: waits and connections', () => {
       fake.setScript({ json: { id: `x${i}`, object: 'chat.completion', choices: [] } });
       expect(await provider.complete(call())).toMatchObject({ id: `x${i}` });
     }
+    // A call sent while the last stream's end is still arriving takes a second connection; the
+    // two then serve every call (a stream closed at [DONE] would cost a connection each time).
+    expect(new Set(fake.requests.slice(before).map((r) => r.remotePort)).size).toBeLessThanOrEqual(2);
   });
 
   it('calls one after another reuse the connection (keep-alive)', async () => {
