@@ -220,8 +220,12 @@ export function runExecutor(runtime: Runtime): RunExecutor {
  * run's end takes whatever is still pending into its own.
  */
 class RunJob {
-  /** The open message and step, once written (ids are enough: each write is its own transaction). */
-  private message: { id: string; stepId: string } | null = null;
+  /**
+   * The open message and its step, as this job last wrote them (or is about to: `written` is set
+   * once the transaction that inserts them has committed). Nobody else changes them while the
+   * run is in progress, so the job keeps them rather than reading them back to close them.
+   */
+  private message: { message: Message; step: RunStep; written: boolean } | null = null;
   private text = '';
   /** Text deltas not yet written. */
   private pending: string[] = [];
@@ -396,14 +400,15 @@ class RunJob {
       if (deltas.length > 0) {
         // A message opened here is inserted with its text so far; an open one gets it (the end writes it whole).
         if (!this.message) drafts.push(...this.openMessage(rtx));
-        else if (!end) await execute(rtx.tx, 'update thread_messages set content = ? where id = ?', [JSON.stringify(this.content()), this.message.id]);
-        const id = this.message!.id;
+        else if (!end) await execute(rtx.tx, 'update thread_messages set content = ? where id = ?', [JSON.stringify(this.content()), this.message.message.id]);
+        const id = this.message!.message.id;
         drafts.push(...deltas.map((text) => ({ event: 'thread.message.delta', data: messageDelta(id, text) })));
       }
       if (end) drafts.push(...(await end(rtx)));
       await rtx.events(this.run.id, drafts, end || !this.started ? undefined : 'in_progress');
     });
     this.started = true;
+    if (this.message) this.message.written = true;
   }
 
   private content(): Message['content'] {
@@ -416,7 +421,7 @@ class RunJob {
     const run = this.run;
     const messageId = prefixedId('msg');
     const stepOrdinal = nextOrdinal();
-    const message = rtx.tx.create(MessageSchema, {
+    const message = rtx.insert(MessageSchema, {
       id: messageId,
       organisationId: run.organisationId,
       workspaceId: run.workspaceId,
@@ -434,7 +439,7 @@ class RunJob {
       completedAt: null,
       incompleteAt: null,
     });
-    const step = rtx.tx.create(RunStepSchema, {
+    const step = rtx.insert(RunStepSchema, {
       id: prefixedId('step'),
       organisationId: run.organisationId,
       workspaceId: run.workspaceId,
@@ -453,7 +458,7 @@ class RunJob {
       failedAt: null,
       completedAt: null,
     });
-    this.message = { id: messageId, stepId: step.id };
+    this.message = { message, step, written: false };
     const drafts = [
       { event: 'thread.run.step.created', data: runStepObject(step) },
       { event: 'thread.run.step.in_progress', data: runStepObject(step) },
@@ -469,9 +474,7 @@ class RunJob {
   private async closeMessage(rtx: RunTx, usage: Usage, incompleteReason: string | null, lastError: { code: string; message: string } | null = null) {
     const drafts: EventDraft[] = this.message ? [] : this.openMessage(rtx);
     const now = rtx.now();
-    // Found in the identity map when this transaction opened them.
-    const message = await rtx.tx.findOneOrFail(MessageSchema, { id: this.message!.id });
-    const step = await rtx.tx.findOneOrFail(RunStepSchema, { id: this.message!.stepId });
+    const { message, step, written } = this.message!;
     message.content = this.text === '' ? [] : this.content();
     if (incompleteReason) {
       message.status = 'incomplete';
@@ -490,6 +493,25 @@ class RunJob {
       step.completedAt = now;
     }
     step.usage = usage;
+    // Opened by this transaction: inserted as they are now at its end. Else written by an earlier one.
+    if (written) {
+      await execute(rtx.tx, 'update thread_messages set content = ?, status = ?, incomplete_details = ?, incomplete_at = ?, completed_at = ? where id = ?', [
+        JSON.stringify(message.content),
+        message.status,
+        message.incompleteDetails ? JSON.stringify(message.incompleteDetails) : null,
+        message.incompleteAt ?? null,
+        message.completedAt ?? null,
+        message.id,
+      ]);
+      await execute(rtx.tx, 'update run_steps set status = ?, failed_at = ?, last_error = ?, completed_at = ?, usage = ? where id = ?', [
+        step.status,
+        step.failedAt ?? null,
+        step.lastError ? JSON.stringify(step.lastError) : null,
+        step.completedAt ?? null,
+        JSON.stringify(step.usage),
+        step.id,
+      ]);
+    }
     this.message = null;
     this.text = '';
     drafts.push(
@@ -506,7 +528,7 @@ class RunJob {
       if (!run) throw new RunMovedError(this.run.id);
       const drafts: EventDraft[] = this.message ? (await this.closeMessage(rtx, usage, null)).drafts : [];
       const now = rtx.now();
-      const step = rtx.tx.create(RunStepSchema, {
+      const step = rtx.insert(RunStepSchema, {
         id: prefixedId('step'),
         organisationId: run.organisationId,
         workspaceId: run.workspaceId,
