@@ -44,8 +44,12 @@ it('a run on local: one transaction in the request, one for the whole execution,
   const settled = await t.request('GET', `/v1/threads/${run.thread_id}/runs/${run.id}`, { headers: H });
   expect(settled.body.status).toBe('completed');
   const transactions = all.filter((sql) => /^\s*begin/i.test(sql)).length;
-  const counted = all.filter((sql) => !/^\s*(begin|commit|rollback|savepoint|release)/i.test(sql));
+  // The request log is written in timed batches shared by many requests (request-log.writer.ts):
+  // a batch that happens to fall inside this run is not the run's own statement.
+  const counted = all.filter((sql) => !/^\s*(begin|commit|rollback|savepoint|release)/i.test(sql) && !/^\s*insert into\W+request_logs/i.test(sql));
+  // Instances sharing a database (PostgreSQL) claim a run's lease before executing it; alone (SQLite) no claim is needed.
+  const lease = t.app.runtime.instances.alone ? 0 : 1;
   expect(transactions).toBe(2);
-  expect(counted.length, counted.join('\n')).toBeLessThanOrEqual(12);
+  expect(counted.length, counted.join('\n')).toBeLessThanOrEqual(12 + lease);
   expect(inRequest).toBeLessThanOrEqual(8);
 });
