@@ -3,7 +3,7 @@
  * to a workspace; new ones go to the caller's (a workspace key's own, or the organisation's
  * default), and objects outside what the caller may see do not exist for it (404).
  */
-import type { EntityManager } from '@mikro-orm/core';
+import type { EntityManager, EntitySchema, RequiredEntityData } from '@mikro-orm/core';
 import { cachedHomeWorkspace } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
@@ -183,8 +183,19 @@ function messageFields(input: CreateMessageInput) {
 
 type ValidMessage = ReturnType<typeof messageFields>;
 
-function insertThread(tx: EntityManager, workspace: Workspace, fields: ReturnType<typeof threadFields>, now: Date, activeRunId: string | null): Thread {
-  const thread = tx.create(ThreadSchema, {
+/** How a new row is added: as an entity of the unit of work, or (the run path) as a row its RunTx inserts at its end. */
+type AddRow = <T extends object>(schema: EntitySchema<T>, row: T) => T;
+const entityOf =
+  (em: EntityManager): AddRow =>
+  (schema, row) =>
+    em.create(schema, row as RequiredEntityData<typeof row>);
+const rowOf =
+  (rtx: RunTx): AddRow =>
+  (schema, row) =>
+    rtx.insert(schema, row);
+
+function insertThread(add: AddRow, workspace: Workspace, fields: ReturnType<typeof threadFields>, now: Date, activeRunId: string | null): Thread {
+  const thread = add(ThreadSchema, {
     id: prefixedId('thread'),
     organisationId: workspace.organisationId,
     workspaceId: workspace.id,
@@ -194,12 +205,12 @@ function insertThread(tx: EntityManager, workspace: Workspace, fields: ReturnTyp
     activeRunId,
     createdAt: now,
   });
-  for (const message of fields.messages) insertMessage(tx, thread, message, now);
+  for (const message of fields.messages) insertMessage(add, thread, message, now);
   return thread;
 }
 
-function insertMessage(tx: EntityManager, thread: Thread, message: ValidMessage, now: Date): Message {
-  return tx.create(MessageSchema, {
+function insertMessage(add: AddRow, thread: Thread, message: ValidMessage, now: Date): Message {
+  return add(MessageSchema, {
     id: prefixedId('msg'),
     organisationId: thread.organisationId,
     workspaceId: thread.workspaceId,
@@ -223,7 +234,7 @@ export async function createThread(ctx: ServiceContext, input: CreateThreadInput
   const fields = threadFields(input);
   const workspace = await homeWorkspace(ctx);
   const thread = await ctx.em.transactional(async (tx) => {
-    const created = insertThread(tx, workspace, fields, ctx.runtime.clock.now(), null);
+    const created = insertThread(entityOf(tx), workspace, fields, ctx.runtime.clock.now(), null);
     await tx.flush();
     return created;
   });
@@ -293,7 +304,7 @@ export async function createMessage(ctx: ServiceContext, threadId: string, input
   const fields = messageFields(input);
   const active = await activeRunOf(ctx.em, thread);
   if (active) throw busyThread('add messages to', thread, active);
-  const message = insertMessage(ctx.em, thread, fields, ctx.runtime.clock.now());
+  const message = insertMessage(entityOf(ctx.em), thread, fields, ctx.runtime.clock.now());
   await ctx.em.flush();
   return messageObject(message);
 }
@@ -395,7 +406,7 @@ async function claimThread(rtx: RunTx, threadId: string, runId: string): Promise
 }
 
 function insertRun(
-  tx: EntityManager,
+  rtx: RunTx,
   ctx: ServiceContext,
   thread: Thread,
   assistant: Assistant,
@@ -404,7 +415,7 @@ function insertRun(
   now: Date,
   id: string,
 ): Run {
-  return tx.create(RunSchema, {
+  return rtx.insert(RunSchema, {
     id,
     organisationId: thread.organisationId,
     workspaceId: thread.workspaceId,
@@ -428,6 +439,8 @@ function insertRun(
     providerId: provider.providerId,
     apiKeyId: ctx.principal.apiKeyId,
     eventSeq: 0,
+    leaseOwner: null,
+    leaseExpiresAt: null,
     updatedAt: now,
   });
 }
@@ -512,8 +525,8 @@ export async function createRun(ctx: ModelWorkContext, threadId: string, input: 
     const now = rtx.now();
     const runId = prefixedId('run');
     await claimThread(rtx, thread.id, runId);
-    for (const message of extra) insertMessage(rtx.tx, thread, message, now);
-    const created = insertRun(rtx.tx, ctx, thread, assistant, options, provider, now, runId);
+    for (const message of extra) insertMessage(rowOf(rtx), thread, message, now);
+    const created = insertRun(rtx, ctx, thread, assistant, options, provider, now, runId);
     rtx.firstEvents(created, [{ event: 'thread.run.created', data: runObject(created) }, runEvent(created)]);
     await rtx.tx.flush();
     await recordAdmission(rtx.tx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
@@ -542,8 +555,8 @@ export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThr
   const run = (await underAdmission(ctx, provider.admission, () => commitRun(ctx.runtime, ctx.em, async (rtx) => {
     const now = rtx.now();
     const runId = prefixedId('run');
-    const thread = insertThread(rtx.tx, workspace, newThread, now, runId);
-    const created = insertRun(rtx.tx, ctx, thread, assistant, options, provider, now, runId);
+    const thread = insertThread(rowOf(rtx), workspace, newThread, now, runId);
+    const created = insertRun(rtx, ctx, thread, assistant, options, provider, now, runId);
     rtx.firstEvents(created, [
       { event: 'thread.created', data: threadObject(thread) },
       { event: 'thread.run.created', data: runObject(created) },
