@@ -1,13 +1,16 @@
-import { Agent, createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { Worker } from 'node:worker_threads';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { runEventsTopic } from '../src/modules/runs/event-log.js';
 import { LocalModel } from '../src/modules/runs/models/local-model.js';
 import type { ModelAdapter, ModelRequest } from '../src/modules/runs/models/model.js';
 import { modelRegistry } from '../src/modules/runs/models/registry.js';
+import type { ClientsReport, OpenMessage } from './fanout-clients.js';
 import { goalLine as line, intEnv, quantile, tempDatabase } from './lib.js';
 
 /**
@@ -17,12 +20,17 @@ import { goalLine as line, intEnv, quantile, tempDatabase } from './lib.js';
  * REST `GET /v1/threads/{id}/runs/{id}/events`, then the GraphQL `runEvents` subscription over
  * graphql-sse (/graphql/stream, one connection per subscription).
  *
+ * The clients live in a worker thread (bench/fanout-clients.ts), not on the server's thread: a
+ * thousand clients parsing a thousand streams cost about as much as the server writing them, and
+ * on one event loop the server's delivery time counted the clients' work too (the first version
+ * of this bench did so). They still share the machine, as clients on 127.0.0.1 would.
+ *
  * - Delivery: for each event a client receives, the time from its publication (the pubsub's
- *   publish, stamped in this process) to the moment the client has the bytes; p50/p99 over all.
- * - Memory per idle stream: heap + external + array buffers after a full GC with every client
- *   connected to the held run, minus the same before; divided by the number of streams. Client
- *   and server share the process (as in the other benches), so this counts both ends of each
- *   connection: an upper bound of what the server holds.
+ *   publish, stamped on the server's thread) to the moment the client has the bytes, both read
+ *   as performance.timeOrigin + now() (one clock for both threads); p50/p99 over all.
+ * - Memory per idle stream: the server thread's heap + external memory after a full GC with
+ *   every client connected to the held run, minus the same before; divided by the number of
+ *   streams (the clients' memory is the worker's, not counted).
  *
  * Environment: BENCH_FANOUT_SUBSCRIBERS (1000), BENCH_FANOUT_DELTA_MS (10).
  */
@@ -57,14 +65,20 @@ server.maxConnections = SUBSCRIBERS + 100;
 await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: SUBSCRIBERS + 100 }, resolve));
 const { port } = server.address() as AddressInfo;
 const base = `http://127.0.0.1:${port}`;
-const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+// A worker does not inherit tsx's loader: it registers it before loading the TypeScript clients.
+const clientsUrl = new URL('./fanout-clients.ts', import.meta.url).href;
+const clients = new Worker(`import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(clientsUrl)}); });`, { eval: true });
+clients.unref();
+const clientsFailed = new Promise<never>((_, reject) => clients.once('error', reject));
+clientsFailed.catch(() => {});
+const clock = () => performance.timeOrigin + performance.now();
 
 // Publication time of each event of the followed run, by sequence.
 const published = new Map<number, number>();
 let followed = '';
 const publish = app.runtime.pubsub.publish.bind(app.runtime.pubsub);
 app.runtime.pubsub.publish = (topic, payload) => {
-  if (topic === followed) published.set((payload as { sequence: number }).sequence, performance.now());
+  if (topic === followed) published.set((payload as { sequence: number }).sequence, clock());
   publish(topic, payload);
 };
 
@@ -74,61 +88,17 @@ const memory = () => {
   return m.heapUsed + m.external;
 };
 
-interface Follower {
-  /** Resolves once the response headers are in. */
-  connected: Promise<void>;
-  /** Resolves when the stream ends, with the delivery delay (ms) of each event seen. */
-  done: Promise<number[]>;
-}
-
-/** One SSE client; `sequenceOf` finds an event's sequence in its frame. */
-function follow(path: string, method: 'GET' | 'POST', body: string | undefined, sequenceOf: RegExp, end: RegExp): Follower {
-  let onConnected!: () => void;
-  let onFailed!: (error: Error) => void;
-  const connected = new Promise<void>((resolve, reject) => ((onConnected = resolve), (onFailed = reject)));
-  const done = new Promise<number[]>((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { method, agent, headers: { ...HEADERS, accept: 'text/event-stream' } }, (res: IncomingMessage) => {
-      if (res.statusCode !== 200) {
-        const error = new Error(`${method} ${path}: HTTP ${res.statusCode}`);
-        onFailed(error);
-        return reject(error);
-      }
-      onConnected();
-      const delays: number[] = [];
-      let pending = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        const now = performance.now();
-        pending += chunk;
-        const frames = pending.split('\n\n');
-        pending = frames.pop()!;
-        for (const frame of frames) {
-          const match = sequenceOf.exec(frame);
-          const at = match ? published.get(Number(match[1])) : undefined;
-          if (at !== undefined) delays.push(now - at);
-          if (end.test(frame)) req.destroy();
-        }
-      });
-      res.on('close', () => resolve(delays));
-      res.on('error', () => resolve(delays));
-    });
-    req.on('error', (error) => {
-      onFailed(error);
-      reject(error);
-    });
-    req.end(body);
-  });
-  return { connected, done };
-}
-
 async function json(method: string, path: string, body?: unknown) {
   const response = await fetch(`${base}${path}`, { method, headers: HEADERS, body: body === undefined ? undefined : JSON.stringify(body) });
   if (response.status !== 200) throw new Error(`${method} ${path}: HTTP ${response.status} ${await response.text()}`);
   return response.json();
 }
 
+/** What `open` tells the clients to follow for one held run. */
+type Streams = (threadId: string, runId: string) => Omit<OpenMessage, 'count'>;
+
 /** One held run followed by SUBSCRIBERS clients: delivery delays and memory per idle stream. */
-async function measure(open: (threadId: string, runId: string) => Follower) {
+async function measure(streams: Streams) {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   modelRegistry(app.runtime).set('local', () => new HeldModel(gate));
@@ -139,18 +109,19 @@ async function measure(open: (threadId: string, runId: string) => Follower) {
   published.clear();
 
   const before = memory();
-  const followers: Follower[] = [];
-  // Connect in batches so the listen backlog is never the limit.
-  for (let i = 0; i < SUBSCRIBERS; i += 100) {
-    const batch = Array.from({ length: Math.min(100, SUBSCRIBERS - i) }, () => open(thread.id, run.id));
-    followers.push(...batch);
-    await Promise.all(batch.map((f) => f.connected));
-  }
+  clients.postMessage({ count: SUBSCRIBERS, ...streams(thread.id, run.id) } satisfies OpenMessage);
+  await Promise.race([once(clients, 'message'), clientsFailed]);
   // Let the replays of the (few) events logged so far settle, then weigh the idle streams.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const perStream = (memory() - before) / SUBSCRIBERS;
   release();
-  const delays = (await Promise.all(followers.map((f) => f.done))).flat().sort((a, b) => a - b);
+  const [{ sequences, times }] = (await Promise.race([once(clients, 'message'), clientsFailed])) as [ClientsReport];
+  const delays: number[] = [];
+  for (let i = 0; i < sequences.length; i++) {
+    const at = published.get(sequences[i]);
+    if (at !== undefined) delays.push(times[i] - at);
+  }
+  delays.sort((a, b) => a - b);
   return { events: published.size, delivered: delays.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), perStream };
 }
 
@@ -158,20 +129,31 @@ const report = (name: string, r: Awaited<ReturnType<typeof measure>>) => {
   console.log(`${name}: ${SUBSCRIBERS} subscribers, ${r.events} events published (deltas ${DELTA_MS} ms apart), ${r.delivered} deliveries timed`);
   line('  delivery p50', `${r.p50.toFixed(1)} ms`, '≤ 100 ms', r.p50 / 100);
   line('  delivery p99', `${r.p99.toFixed(1)} ms`, '≤ 100 ms', r.p99 / 100);
-  line('  memory per idle stream (client + server)', `${(r.perStream / 1024).toFixed(1)} KB`, '≤ 64 KB', r.perStream / 1024 / 64);
+  line('  memory per idle stream (server)', `${(r.perStream / 1024).toFixed(1)} KB`, '≤ 64 KB', r.perStream / 1024 / 64);
 };
 
 try {
   console.log('Fan-out: one run followed by many clients over HTTP on 127.0.0.1, SQLite file (WAL)');
-  const rest = await measure((threadId, runId) => follow(`/v1/threads/${threadId}/runs/${runId}/events`, 'GET', undefined, /^id: (\d+)$/m, /^data: \[DONE\]$/m));
+  const rest = await measure((threadId, runId) => ({
+    url: `${base}/v1/threads/${threadId}/runs/${runId}/events`,
+    method: 'GET',
+    headers: HEADERS,
+    sequenceOf: '^id: (\\d+)$',
+    end: '^data: \\[DONE\\]$',
+  }));
   report('REST /events', rest);
   const query = 'subscription($t: String!, $r: String!) { runEvents(threadId: $t, runId: $r) { sequence event data } }';
-  const graphql = await measure((threadId, runId) =>
-    follow('/graphql/stream', 'POST', JSON.stringify({ query, variables: { t: threadId, r: runId } }), /"sequence":(\d+)/, /^event: complete$/m),
-  );
+  const graphql = await measure((threadId, runId) => ({
+    url: `${base}/graphql/stream`,
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify({ query, variables: { t: threadId, r: runId } }),
+    sequenceOf: '"sequence":(\\d+)',
+    end: '^event: complete$',
+  }));
   report('GraphQL runEvents (graphql-sse)', graphql);
 } finally {
-  agent.destroy();
+  await clients.terminate();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await app.close();

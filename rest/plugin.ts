@@ -1,7 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { execute, subscribe, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { execute, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { FetchAPI, Plugin } from 'graphql-yoga';
 import { createRequestContext, maskError, type RequestContext, type Runtime } from '../schema/index.js';
+import { subscribeShared } from '../schema/shared-subscription.js';
 import { readLimited } from '../src/http/body-limit.js';
 import { markDataPlane } from '../src/http/data-plane.js';
 import { requestIdOf } from '../src/http/request-id.js';
@@ -10,10 +11,10 @@ import { findInputProblem, type InputProblem } from '../src/http/input-guard.js'
 import { InternalError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, invalidJson, unknownUrl } from '../schema/contracts.js';
 import { loadOperations, type Operation } from './documents.js';
 import { appErrorResponse, badRequest, errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
-import type { RestInput, RouteRow, RouteTable, SseEvent } from './route.js';
+import type { RestInput, RouteRow, RouteTable } from './route.js';
 import { matchRoute } from './router.js';
 import { routes as defaultRoutes } from './routes.js';
-import { sseResponse } from './sse.js';
+import { eventsOf, sseResponse } from './sse.js';
 
 export interface RestOptions {
   runtime: Runtime;
@@ -123,7 +124,7 @@ async function handle(
 
   if (row.stream?.when(input)) {
     const streamOp = operations.get(row.stream.operation)!;
-    const subscription = await subscribe({
+    const subscription = await subscribeShared({
       schema,
       document: streamOp.document,
       operationName: streamOp.name,
@@ -134,7 +135,7 @@ async function handle(
       const error = (subscription as ExecutionResult).errors?.[0];
       return error ? graphQLErrorResponse(maskError(error, requestId, context.log)) : appErrorResponse(new InternalError(requestId));
     }
-    return sseResponse(toEvents(subscription, row.stream.event), {
+    return sseResponse(eventsOf(subscription, row.stream.event), {
       keepAliveMs: runtime.config.SSE_KEEPALIVE_MS,
       signal: runtime.shutdown,
       client: request.signal,
@@ -175,13 +176,6 @@ function firstField(data: Record<string, unknown> | null | undefined): unknown {
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<ExecutionResult> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-}
-
-async function* toEvents(results: AsyncIterable<ExecutionResult>, toEvent: (payload: any) => SseEvent): AsyncIterable<SseEvent> {
-  for await (const result of results) {
-    if (result.errors?.length) throw result.errors[0] as GraphQLError;
-    yield toEvent(firstField(result.data as Record<string, unknown>));
-  }
 }
 
 /** Bodies above this many bytes are handled in steps that each let other requests in. */

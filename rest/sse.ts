@@ -1,4 +1,6 @@
-import { onAbort } from '../src/lib/on-abort.js';
+import type { ExecutionResult } from 'graphql';
+import { eventStream } from '../src/http/event-stream.js';
+import { isFeed, mapFeed, type Feed } from '../src/lib/feed.js';
 import type { SseEvent } from './route.js';
 
 export interface SseOptions {
@@ -54,80 +56,21 @@ export function sharedEvents<P>(keyOf: (payload: P) => unknown, toEvent: (payloa
 /**
  * Writes events as text/event-stream; `: ping` comments keep idle connections open (SDKs parse
  * every data line as JSON, so pings must be comments); `event: done` / `data: [DONE]` closes a
- * stream that ran to its end. The source is read only when the client has taken what was
- * written (the stream pulls), so a client that stops reading holds no more than one frame
- * here: the backlog stays bounded in the source (see PubSub's queue limit).
+ * stream that ran to its end. A feed (a run's follower) pushes its events as they come; any other
+ * async iterable is read one event at a time. Either way a client that stops reading holds at
+ * most STREAM_HIGH_WATER frames here: then its source is paused (see src/http/event-stream.ts).
  */
-export function sseResponse(events: AsyncIterable<SseEvent>, options: SseOptions, headers: Record<string, string> = {}, status = 200): Response {
-  const iterator = events[Symbol.asyncIterator]();
-  let keepAlive: ReturnType<typeof setInterval> | undefined;
-  let closed = false;
-  let unlisten = () => {};
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-
-  const write = (bytes: Uint8Array) => {
-    if (!closed) controller.enqueue(bytes);
-  };
-  const writeText = (text: string) => write(encoder.encode(text));
-  /** Stops the timer and the shutdown callback; `end` also closes the stream for the client. */
-  const release = (end: boolean) => {
-    if (closed) return;
-    closed = true;
-    clearInterval(keepAlive);
-    unlisten();
-    if (end) controller.close();
-  };
-
-  const stream = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
-      // A stream opened once shutdown has begun would never hear the abort: end it now.
-      if (options.signal.aborted) {
-        void iterator.return?.();
-        release(true);
-        return;
-      }
-      const stop = () => {
-        void iterator.return?.();
-        release(true);
-      };
-      const unlistenShutdown = onAbort(options.signal, stop);
-      const { client } = options;
-      client?.addEventListener('abort', stop, { once: true });
-      unlisten = () => {
-        unlistenShutdown();
-        client?.removeEventListener('abort', stop);
-      };
-      if (client?.aborted) stop();
-      // A ping is only worth sending to a client that is reading (nothing is queued for it).
-      keepAlive = setInterval(() => {
-        if ((controller.desiredSize ?? 0) > 0) write(PING);
-      }, options.keepAliveMs);
-    },
-    async pull() {
-      if (closed) return;
-      try {
-        const next = await iterator.next();
-        if (closed) return;
-        if (next.done) {
-          writeText(options.bareDone ? 'data: [DONE]\n\n' : 'event: done\ndata: [DONE]\n\n');
-          release(true);
-          return;
-        }
-        write(sseFrame(next.value));
-      } catch (error) {
-        writeText(`event: error\ndata: ${JSON.stringify(options.describeError(error))}\n\n`);
-        release(true);
-      }
-    },
-    cancel() {
-      // The client went away. What the stream reports (a run) goes on without it.
-      release(false);
-      void iterator.return?.();
-    },
+export function sseResponse(events: Feed<SseEvent> | AsyncIterable<SseEvent>, options: SseOptions, headers: Record<string, string> = {}, status = 200): Response {
+  const body = eventStream(events, {
+    keepAliveMs: options.keepAliveMs,
+    signal: options.signal,
+    client: options.client,
+    frame: sseFrame,
+    end: options.bareDone ? 'data: [DONE]\n\n' : 'event: done\ndata: [DONE]\n\n',
+    failure: (error) => `event: error\ndata: ${JSON.stringify(options.describeError(error))}\n\n`,
+    ping: PING,
   });
-
-  return new Response(stream, {
+  return new Response(body, {
     status,
     headers: {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -137,4 +80,19 @@ export function sseResponse(events: AsyncIterable<SseEvent>, options: SseOptions
       ...headers,
     },
   });
+}
+
+/**
+ * A subscription's results as SSE events (`toEvent` of the root field's value). A feed stays a
+ * feed, so each result is mapped in the call that delivers it; an error result fails the stream.
+ */
+export function eventsOf(results: AsyncIterable<ExecutionResult>, toEvent: (payload: any) => SseEvent): Feed<SseEvent> | AsyncIterable<SseEvent> {
+  const event = (result: ExecutionResult) => {
+    if (result.errors?.length) throw result.errors[0];
+    return toEvent(result.data ? Object.values(result.data)[0] : null);
+  };
+  if (isFeed(results)) return mapFeed(results, event);
+  return (async function* () {
+    for await (const result of results) yield event(result);
+  })();
 }

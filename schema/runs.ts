@@ -17,6 +17,7 @@ import type {
 import { builder } from './builder.js';
 import { contractInputType, parseInput } from './contract-input.js';
 import { dataPlane } from './data-plane.js';
+import { sharedResults } from './shared-subscription.js';
 
 /*
  * Runs on threads (OpenAI Assistants v2). Objects are the wire shapes the service returns, so
@@ -532,13 +533,17 @@ builder.subscriptionFields((t) => ({
       after: t.arg.int({ description: 'Last sequence already seen (default 0: from the start).' }),
       endAtRequiresAction: t.arg.boolean({ description: 'Also end at `thread.run.requires_action`, as REST streams do (default false).' }),
     },
-    subscribe: (_root, args, ctx) =>
-      runs.followRunEvents(ctx, {
-        threadId: args.threadId,
-        runId: args.runId,
-        after: args.after ?? 0,
-        endAtRequiresAction: args.endAtRequiresAction ?? false,
-      }),
+    // RunEvent's fields are the published record's own, read from the payload alone: each event
+    // is executed once for all subscribers of the same selection (see shared-subscription.ts).
+    subscribe: async (_root, args, ctx) =>
+      sharedResults(
+        await runs.followRunEvents(ctx, {
+          threadId: args.threadId,
+          runId: args.runId,
+          after: args.after ?? 0,
+          endAtRequiresAction: args.endAtRequiresAction ?? false,
+        }),
+      ),
     resolve: (event) => event,
   }),
 }));

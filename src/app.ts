@@ -11,6 +11,7 @@ import { createRuntime, startModules, type Runtime, type RuntimeOptions } from '
 import { domainModules } from './modules/index.js';
 import { bootstrap, type BootstrapResult } from './modules/tenancy/bootstrap.js';
 import { createRequestContext, documentErrorsPlugin, inputGuardPlugin, maskingPlugin, schema } from '../schema/index.js';
+import { sharedSubscriptionPlugin } from '../schema/shared-subscription.js';
 import { restPlugin } from '../rest/plugin.js';
 
 export interface App {
@@ -45,6 +46,8 @@ export async function createApp(config: Config, options: RuntimeOptions = {}): P
       ...edgePlugins(runtime),
       consolePlugin(),
       maskingPlugin(),
+      // A run's events are executed once per event for all subscribers, not once per subscriber.
+      sharedSubscriptionPlugin(),
       documentErrorsPlugin(),
       inputGuardPlugin(config.JSON_MAX_DEPTH),
       EnvelopArmorPlugin({

@@ -2,9 +2,12 @@ import { getOperationAST, type ExecutionResult, type GraphQLError } from 'graphq
 import type { Response as HandlerResponse } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fetch';
 import type { Plugin } from 'graphql-yoga';
-import { extensionsOf, maskError } from '../../schema/index.js';
+import { extensionsOf, maskError, type RequestContext } from '../../schema/index.js';
+import { sharedFeedOf } from '../../schema/shared-subscription.js';
+import type { Feed } from '../lib/feed.js';
 import { UnsupportedMediaTypeError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
+import { eventStream } from './event-stream.js';
 import { requestIdOf } from './request-id.js';
 import { graphqlErrorsResponse, type GraphQLErrorJson } from './graphql-errors.js';
 
@@ -18,9 +21,18 @@ import { graphqlErrorsResponse, type GraphQLErrorJson } from './graphql-errors.j
  * graphql-sse's protocol refusals (unknown stream token, missing operation id, wrong method or
  * Accept), which have bare `{"errors":[{"message"}]}` or no body, get the extensions every other
  * GraphQL error carries (`status`, `type`, `param`, `code`).
+ *
+ * A subscription in distinct-connection mode (one stream per operation, Accept:
+ * text/event-stream) whose results are shared (schema/shared-subscription.ts: a run's events)
+ * is written here rather than by graphql-sse, which serialises each result once per
+ * subscriber: each shared result is serialised once for all its streams, and the stream is fed
+ * by push with a bound for slow clients (src/http/event-stream.ts). The wire format is
+ * graphql-sse's (an empty comment first, `event: next` per result, `event: complete`).
  */
 export function graphqlStreamPlugin(runtime: Runtime, endpoint: string): Plugin {
   const serverContexts = new WeakMap<Request, Record<string, unknown>>();
+  /** Streams answered here instead of by graphql-sse, by request. */
+  const ownStreams = new WeakMap<Request, Response>();
   let handler: (request: Request) => Promise<Response>;
   return {
     onYogaInit({ yoga }) {
@@ -41,6 +53,12 @@ export function graphqlStreamPlugin(runtime: Runtime, endpoint: string): Plugin 
                 | AsyncIterable<ExecutionResult>;
               // Errors without data were found before execution started: the request is refused.
               if (!(Symbol.asyncIterator in result) && !('data' in result)) return refusal(result.errors ?? [], request);
+              // Envelop's plugins wrapped the shared feed; taken here, that wrapper is never started.
+              const shared = operation === 'subscription' && req.headers.get('accept') === 'text/event-stream' ? sharedFeedOf(contextValue) : undefined;
+              if (shared) {
+                ownStreams.set(request, distinctStream(shared, request, contextValue as unknown as RequestContext));
+                return [null, { status: 200, statusText: 'OK' }];
+              }
               return result;
             } catch (error) {
               return refusal([error], request);
@@ -53,9 +71,30 @@ export function graphqlStreamPlugin(runtime: Runtime, endpoint: string): Plugin 
     async onRequest({ request, url, serverContext, endResponse }) {
       if (url.pathname !== endpoint) return;
       serverContexts.set(request, serverContext as Record<string, unknown>);
-      endResponse(await withExtensions(await handler(request), request.method));
+      const response = await handler(request);
+      endResponse(ownStreams.get(request) ?? (await withExtensions(response, request.method)));
     },
   };
+
+  /** A distinct-connection stream of shared results, in graphql-sse's wire format. */
+  function distinctStream(results: Feed<ExecutionResult>, request: Request, context: RequestContext): Response {
+    const masked = (result: ExecutionResult) => ({ ...result, errors: result.errors!.map((error) => maskError(error, context.requestId, context.log)) });
+    const body = eventStream(results, {
+      keepAliveMs: runtime.config.SSE_KEEPALIVE_MS,
+      signal: runtime.shutdown,
+      client: request.signal,
+      // A result with errors belongs to this subscriber alone (shared results have none).
+      frame: (result) => (result.errors?.length ? encoder.encode(nextFrame(masked(result))) : sharedFrame(result)),
+      end: COMPLETE,
+      failure: (error) => nextFrame({ errors: [maskError(error, context.requestId, context.log)] }) + COMPLETE,
+      ping: PING,
+      open: ':\n\n',
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { connection: 'keep-alive', 'cache-control': 'no-cache', 'content-encoding': 'none', 'content-type': 'text/event-stream; charset=utf-8' },
+    });
+  }
 
   /** Errors as a refused request; the status is the first error's (a failed authentication is a 401). */
   function refusal(errors: ReadonlyArray<unknown>, request: Request): HandlerResponse {
@@ -63,6 +102,19 @@ export function graphqlStreamPlugin(runtime: Runtime, endpoint: string): Plugin 
     const status = masked.length ? extensionsOf(masked[0]).status : 400;
     return [JSON.stringify({ errors: masked }), { status, statusText: '', headers: { 'content-type': 'application/json; charset=utf-8' } }];
   }
+}
+
+const encoder = new TextEncoder();
+const PING = encoder.encode(':\n\n');
+const COMPLETE = 'event: complete\ndata:\n\n';
+const nextFrame = (result: ExecutionResult) => `event: next\ndata: ${JSON.stringify(result)}\n\n`;
+
+/** Encoded `next` frames by shared result: serialised once however many streams carry it. */
+const frames = new WeakMap<ExecutionResult, Uint8Array>();
+function sharedFrame(result: ExecutionResult): Uint8Array {
+  let frame = frames.get(result);
+  if (!frame) frames.set(result, (frame = encoder.encode(nextFrame(result))));
+  return frame;
 }
 
 const CODES: Record<number, string> = {

@@ -1,14 +1,16 @@
 /**
  * Many clients following one run's events (GET /v1/threads/{id}/runs/{id}/events): each of 200
  * gets the run's whole log, in order, with no gap and no duplicate; each live event is
- * serialised once for all of them, not once per client; and a client that reads nothing while
- * the run emits more events than a follower may queue stays bounded (its queue never exceeds
- * LIVE_BACKLOG) and, when it reads at last, is caught up from the log with the same events.
+ * serialised once for all of them, not once per client; all followers share one pubsub listener;
+ * and a client that reads nothing while the run emits far more events than its stream holds
+ * (STREAM_HIGH_WATER) is paused instead of queueing them and, when it reads at last, is caught up
+ * from the log with the same events.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalModel } from '../../src/modules/runs/models/local-model.js';
 import { runEventsTopic } from '../../src/modules/runs/event-log.js';
-import { LIVE_BACKLOG } from '../../src/modules/runs/runs.service.js';
+import { STREAM_HIGH_WATER } from '../../src/http/event-stream.js';
+import { runListeners } from '../../src/modules/runs/run-follower.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { BETA, assistant, ok, slowLocal, thread, useLocalModel, waitFor } from '../helpers/run-fixtures.js';
 
@@ -43,10 +45,10 @@ describe('one run followed by many clients', () => {
       const th = await thread(t, words);
       const run = await ok(t, 'POST', `/v1/threads/${th.id}/runs`, { assistant_id: a.id });
 
-      let maxQueued = 0;
+      let maxListeners = 0;
       pubsub.publish = (topic, payload) => {
         publish.call(pubsub, topic, payload);
-        if (topic === runEventsTopic(run.id)) maxQueued = Math.max(maxQueued, pubsub.maxQueued(topic));
+        if (topic === runEventsTopic(run.id)) maxListeners = Math.max(maxListeners, pubsub.listenerCount(topic));
       };
 
       const stalled = await eventsRequest(th.id, run.id);
@@ -57,19 +59,22 @@ describe('one run followed by many clients', () => {
 
       const whole = (await t.request('GET', `/v1/threads/${th.id}/runs/${run.id}/events`, { headers: BETA })).text;
       const ids = [...whole.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
-      expect(ids.length).toBeGreaterThan(LIVE_BACKLOG + 20);
+      expect(ids.length).toBeGreaterThan(STREAM_HIGH_WATER * 8);
       expect(ids).toEqual(ids.map((_, i) => i + 1));
       expect(whole.endsWith('event: done\ndata: [DONE]\n\n')).toBe(true);
       for (const text of texts) expect(text).toBe(whole);
 
-      // The stalled follower filled its queue to the bound and no further, then reads the rest.
-      expect(maxQueued).toBe(LIVE_BACKLOG);
+      // 201 followers, one pubsub listener.
+      expect(maxListeners).toBe(1);
+      // The stalled follower stopped at its stream's bound (paused, still following), then reads the rest.
+      expect(runListeners(pubsub).count(run.id)).toEqual({ followers: 1, paused: 1 });
       expect(await stalled.text()).toBe(whole);
+      expect(runListeners(pubsub).count(run.id)).toEqual({ followers: 0, paused: 0 });
       expect(pubsub.listenerCount(runEventsTopic(run.id))).toBe(0);
 
       // A live delta is serialised a fixed number of times (writing the log, the SSE frame all
       // followers share), never once per follower.
-      expect(stringified.size).toBeGreaterThan(LIVE_BACKLOG);
+      expect(stringified.size).toBeGreaterThan(STREAM_HIGH_WATER * 8);
       expect(Math.max(...stringified.values())).toBeLessThanOrEqual(3);
     } finally {
       JSON.stringify = realStringify;

@@ -13,12 +13,13 @@ import { prefixedId } from '../../lib/ids.js';
 import type { Workspace } from '../tenancy/workspace.entity.js';
 import { abandonAdmission, admissionCommitted, admitModelWork, recordAdmission, type Admission, type Admitted, type ModelWorkContext, type ModelWorkKind } from './admission.js';
 import { AssistantSchema, type Assistant } from './assistant.entity.js';
-import { endsRun, execute, readEvents, runEventsTopic, statusOfEvent, type EventDraft, type RunEventRecord } from './event-log.js';
+import { execute, readEvents, type EventDraft, type RunEventRecord } from './event-log.js';
 import { runExecutor } from './executor.js';
 import { MessageSchema, type Message, type TextContent } from './message.entity.js';
 import { nextOrdinal } from './ordinal.js';
 import { pageOf, pagesOf, type PageArgs } from './pagination.js';
 import { RunEventSchema } from './run-event.entity.js';
+import { RunFollower, type FollowOptions } from './run-follower.js';
 import { RunStepSchema } from './run-step.entity.js';
 import { commitRun, expireRun, runEvent, settleCancelled, type RunTx } from './run-store.js';
 import { RunSchema, type Run } from './run.entity.js';
@@ -703,74 +704,12 @@ export async function listRunEvents(ctx: ServiceContext, threadId: string, runId
   return readEvents(ctx.em, runId, Math.max(0, after), limit ?? undefined);
 }
 
-/** Live events a follower may have waiting before its backlog is dropped (and read back from the log). */
-export const LIVE_BACKLOG = 256;
-/** Events read from the log per statement when a follower catches up. */
-const CATCH_UP_PAGE = 100;
-
-export interface FollowOptions {
-  threadId: string;
-  runId: string;
-  /** Replay events with a sequence above this (0: from the start). */
-  after: number;
-  /** End when the run waits for tool outputs (REST streams), not only when it is terminal. */
-  endAtRequiresAction: boolean;
-}
-
 /**
  * The run's events after `after`, then live ones, until the run is terminal (or waiting for tool
- * outputs, with `endAtRequiresAction`). It subscribes before reading the log and drops anything
- * at or below the last sequence delivered, so nothing is missed between replay and live events
- * and nothing is sent twice. Validation (404) happens before the returned iterable is used.
+ * outputs, with `endAtRequiresAction`): see RunFollower. Validation (404) happens here, before
+ * the follower is used.
  */
-export async function followRunEvents(ctx: ServiceContext, options: FollowOptions): Promise<AsyncIterable<RunEventRecord>> {
+export async function followRunEvents(ctx: ServiceContext, options: FollowOptions): Promise<RunFollower> {
   await loadRun(ctx, options.threadId, options.runId);
-  const { runtime } = ctx;
-  // Bounded: a follower slower than the run loses its backlog and catches up from the log.
-  const live = runtime.pubsub.subscribe<RunEventRecord>(runEventsTopic(options.runId), runtime.shutdown, { limit: LIVE_BACKLOG, overflow: 'discard' });
-  return follow(runtime.fork.bind(runtime), live, options);
-}
-
-async function* follow(fork: () => EntityManager, live: AsyncIterableIterator<RunEventRecord>, options: FollowOptions): AsyncGenerator<RunEventRecord> {
-  const { runId, endAtRequiresAction } = options;
-  let last = Math.max(0, options.after);
-  const pausesAt = (record: RunEventRecord) => endAtRequiresAction && statusOfEvent(record.event) === 'requires_action';
-  try {
-    const replay = await readEvents(fork(), runId, last);
-    for (let i = 0; i < replay.length; i++) {
-      const record = replay[i];
-      last = record.sequence;
-      yield record;
-      if (endsRun(record.event) || (pausesAt(record) && i === replay.length - 1)) return;
-    }
-    if (replay.length === 0 && (await restsAt(fork(), runId, last, endAtRequiresAction))) return;
-    for (;;) {
-      const next = await live.next();
-      if (next.done) return;
-      // Publication order can differ from commit order across writers, and a follower that fell
-      // behind lost its queued backlog: fill any gap from the log, a page at a time.
-      while (next.value.sequence > last + 1) {
-        const page = await readEvents(fork(), runId, last, CATCH_UP_PAGE);
-        if (page.length === 0) break;
-        for (const record of page) {
-          last = record.sequence;
-          yield record;
-          if (endsRun(record.event) || pausesAt(record)) return;
-        }
-      }
-      if (next.value.sequence !== last + 1) continue;
-      last = next.value.sequence;
-      yield next.value;
-      if (endsRun(next.value.event) || pausesAt(next.value)) return;
-    }
-  } finally {
-    await live.return?.();
-  }
-}
-
-/** True when the log's last event is at or before `last` and ends (or pauses) the stream. */
-async function restsAt(em: EntityManager, runId: string, last: number, endAtRequiresAction: boolean): Promise<boolean> {
-  const final = await em.findOne(RunEventSchema, { runId }, { orderBy: { sequence: 'desc' }, fields: ['sequence', 'event'] });
-  if (!final || final.sequence > last) return false;
-  return endsRun(final.event) || (endAtRequiresAction && statusOfEvent(final.event) === 'requires_action');
+  return new RunFollower(ctx.runtime, options);
 }

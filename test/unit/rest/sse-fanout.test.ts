@@ -1,13 +1,17 @@
 /**
  * rest/sse.ts for many streams of one source: an event shared by all streams is serialised and
  * encoded once (sharedEvents, sseFrame); a client that stops reading holds the source back (the
- * stream pulls one event at a time) instead of queueing what the source produces; and 100 open
+ * stream takes at most STREAM_HIGH_WATER events, then the source waits) instead of queueing what
+ * the source produces; a pushing source (a Feed) hears "full" at that bound and is resumed once
+ * the client reads; and 100 open
  * streams hold one listener on the shutdown signal, with no MaxListenersExceededWarning.
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { SseEvent } from '../../../rest/route.js';
 import { sharedEvents, sseFrame, sseResponse } from '../../../rest/sse.js';
+import { STREAM_HIGH_WATER } from '../../../src/http/event-stream.js';
+import { iterateFeed, type Feed, type FeedSink } from '../../../src/lib/feed.js';
 
 type Payload = { sequence: number; event: string; data: unknown };
 
@@ -65,17 +69,38 @@ describe('SSE fan-out', () => {
     expect(toSse({ sequence: 3, event: 'x', data: 'plain' })).toEqual({ event: 'x', id: 3, data: '"plain"' });
   });
 
-  it('a client that never reads holds the source back: only what one read-ahead needs is taken', async () => {
+  it('a client that never reads holds the source back: only what the stream holds is taken', async () => {
     const { iterable, state } = counting(10_000);
     const response = sseResponse(iterable, options(new AbortController().signal));
-    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
-    expect(state.taken).toBeLessThanOrEqual(2);
+    for (let i = 0; i < 100; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(state.taken).toBe(STREAM_HIGH_WATER);
     // Reading resumes the source, in order.
     const reader = response.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toBe('event: e\nid: 1\ndata: {}\n\n');
     await reader.cancel();
     expect(state.returned).toBe(true);
+  });
+
+  it('a pushing source (a Feed) hears "full" at the bound, and is resumed once the client reads', async () => {
+    let sink!: FeedSink<SseEvent>;
+    let resumed = 0;
+    const feed: Feed<SseEvent> = {
+      start: (s) => (sink = s),
+      resume: () => resumed++,
+      stop: () => {},
+      [Symbol.asyncIterator]: () => iterateFeed(feed),
+    };
+    const response = sseResponse(feed, options(new AbortController().signal));
+    const answers = Array.from({ length: STREAM_HIGH_WATER }, (_, i) => sink.push({ event: 'e', id: i + 1, data: '{}' }));
+    expect(answers.slice(0, -1).every(Boolean)).toBe(true);
+    expect(answers.at(-1)).toBe(false);
+    const before = resumed;
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('event: e\nid: 1\ndata: {}\n\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(resumed).toBeGreaterThan(before);
+    await reader.cancel();
   });
 
   it('a client that goes away (its request signal aborts) releases the source', async () => {

@@ -1,0 +1,85 @@
+/**
+ * The clients of bench/fanout.ts, in a worker thread of their own (see that file's header for
+ * why). Told to open SUBSCRIBERS streams, it opens them in batches of 100, says `connected`, and
+ * when every stream has ended sends back, for each event frame received, its sequence and the
+ * time it arrived (performance.timeOrigin + now(), comparable across threads).
+ */
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { parentPort } from 'node:worker_threads';
+
+export interface OpenMessage {
+  count: number;
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  /** Finds an event's sequence in its frame (group 1). */
+  sequenceOf: string;
+  /** Matches the frame after which the client hangs up. */
+  end: string;
+}
+
+export interface ClientsReport {
+  sequences: Int32Array;
+  times: Float64Array;
+}
+
+const port = parentPort!;
+const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+const clock = () => performance.timeOrigin + performance.now();
+
+port.on('message', async (open: OpenMessage) => {
+  const sequences: number[] = [];
+  const times: number[] = [];
+  const sequenceOf = new RegExp(open.sequenceOf, 'm');
+  const end = new RegExp(open.end, 'm');
+
+  /** One SSE client: `connected` once the headers are in, `done` when the stream ends. */
+  const follow = () => {
+    let onConnected!: () => void;
+    let onFailed!: (error: Error) => void;
+    const connected = new Promise<void>((resolve, reject) => ((onConnected = resolve), (onFailed = reject)));
+    const done = new Promise<void>((resolve) => {
+      const req = httpRequest(open.url, { method: open.method, agent, headers: { ...open.headers, accept: 'text/event-stream' } }, (res: IncomingMessage) => {
+        if (res.statusCode !== 200) return onFailed(new Error(`${open.method} ${open.url}: HTTP ${res.statusCode}`));
+        onConnected();
+        let pending = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const now = clock();
+          pending += chunk;
+          const frames = pending.split('\n\n');
+          pending = frames.pop()!;
+          for (const frame of frames) {
+            const match = sequenceOf.exec(frame);
+            if (match) {
+              sequences.push(Number(match[1]));
+              times.push(now);
+            }
+            if (end.test(frame)) req.destroy();
+          }
+        });
+        res.on('close', resolve);
+        res.on('error', resolve);
+      });
+      req.on('error', (error) => {
+        onFailed(error);
+        resolve();
+      });
+      req.end(open.body);
+    });
+    return { connected, done };
+  };
+
+  const followers: ReturnType<typeof follow>[] = [];
+  // Connect in batches so the listen backlog is never the limit.
+  for (let i = 0; i < open.count; i += 100) {
+    const batch = Array.from({ length: Math.min(100, open.count - i) }, follow);
+    followers.push(...batch);
+    await Promise.all(batch.map((f) => f.connected));
+  }
+  port.postMessage('connected');
+  await Promise.all(followers.map((f) => f.done));
+  const report: ClientsReport = { sequences: Int32Array.from(sequences), times: Float64Array.from(times) };
+  port.postMessage(report);
+});

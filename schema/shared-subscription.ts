@@ -1,0 +1,140 @@
+import {
+  createSourceEventStream,
+  execute,
+  getOperationAST,
+  Kind,
+  visit,
+  type ASTNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { isFeed, mapFeed, type Feed } from '../src/lib/feed.js';
+
+/**
+ * Subscriptions followed by many clients at once (1,000 on one run's events): graphql-js executes
+ * the selection once per event per subscriber, which for a thousand subscribers costs more than
+ * everything else together. A source marked with `sharedResults` promises that the selection
+ * under its root field resolves from the payload alone (not the context, not the root field's
+ * arguments): each payload is then executed once per selection, and every subscriber of that
+ * selection receives the same ExecutionResult object, so transports can serialise it once too.
+ *
+ * A result with errors is never shared: each subscriber's errors are masked with its own
+ * request id.
+ */
+const shared = new WeakSet<object>();
+
+/** Marks `feed`'s payloads as shared snapshots whose selection resolves from the payload alone. */
+export function sharedResults<T>(feed: Feed<T>): Feed<T> {
+  shared.add(feed);
+  return feed;
+}
+
+/** Results by payload, then by selection key. Payloads are published snapshots, held weakly. */
+const results = new WeakMap<object, Map<string, ExecutionResult>>();
+
+/** The shared result feed of the last shared subscription made with this context (see sharedFeedOf). */
+const feedsByContext = new WeakMap<object, Feed<ExecutionResult>>();
+
+/**
+ * graphql-js's `subscribe`, except that a `sharedResults` source yields a feed of shared results
+ * (see above). Any other source is executed per payload, as graphql-js does.
+ */
+export async function subscribeShared(args: ExecutionArgs): Promise<ExecutionResult | AsyncIterable<ExecutionResult>> {
+  const source = await createSourceEventStream(args);
+  if (!isAsyncIterable(source)) return source;
+  if (!(isFeed(source) && shared.has(source))) return perSubscriber(source, args);
+  const key = selectionKey(args);
+  const feed = mapFeed(source, (payload) => sharedResult(args, key, payload));
+  if (typeof args.contextValue === 'object' && args.contextValue !== null) feedsByContext.set(args.contextValue, feed);
+  return feed;
+}
+
+/**
+ * The shared feed that `subscribeShared` made with `context`, if any. Envelop's plugins wrap a
+ * subscription's results in an iterator of their own (masking); a transport that writes the
+ * shared results itself takes the feed here instead (it then masks errors itself).
+ */
+export function sharedFeedOf(context: object): Feed<ExecutionResult> | undefined {
+  const feed = feedsByContext.get(context);
+  feedsByContext.delete(context);
+  return feed;
+}
+
+/** Makes Yoga's (envelop's) subscriptions go through `subscribeShared`. */
+export function sharedSubscriptionPlugin(): Plugin {
+  return {
+    onSubscribe({ setSubscribeFn }) {
+      setSubscribeFn(subscribeShared as never);
+    },
+  };
+}
+
+function sharedResult(args: ExecutionArgs, key: string, payload: unknown): ExecutionResult {
+  if (typeof payload !== 'object' || payload === null) return executeSync(args, payload);
+  let byKey = results.get(payload);
+  const known = byKey?.get(key);
+  if (known) return known;
+  const result = executeSync(args, payload);
+  if (result.errors?.length) return result;
+  if (!byKey) results.set(payload, (byKey = new Map()));
+  byKey.set(key, result);
+  return result;
+}
+
+function executeSync(args: ExecutionArgs, payload: unknown): ExecutionResult {
+  const result = execute({ ...args, rootValue: payload });
+  // A shared source's selection resolves from the payload alone, hence synchronously.
+  if ('then' in result) throw new Error('A shared subscription resolved its selection asynchronously.');
+  return result;
+}
+
+/**
+ * What the execution of one payload depends on besides the payload: the document, the operation
+ * and the variables the selection under the root field uses (the root field's own arguments only
+ * chose the source). Variables are over-counted (any fragment's), which only shares less.
+ */
+function selectionKey(args: ExecutionArgs): string {
+  const { document, operationName, variableValues } = args;
+  const operation = getOperationAST(document, operationName);
+  const names = new Set<string>();
+  const collect = (node: ASTNode) =>
+    visit(node, {
+      Variable(variable) {
+        names.add(variable.name.value);
+      },
+    });
+  for (const selection of operation?.selectionSet.selections ?? []) {
+    if (selection.kind !== Kind.FIELD) collect(selection);
+    else {
+      for (const directive of selection.directives ?? []) collect(directive);
+      if (selection.selectionSet) collect(selection.selectionSet);
+    }
+  }
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) collect(definition);
+  const used = [...names].sort().map((name) => [name, variableValues?.[name] ?? null]);
+  const text = document.loc?.source.body ?? JSON.stringify(document);
+  return JSON.stringify([text, operationName ?? null, used]);
+}
+
+/** graphql-js's mapping of source events to results; `return()` reaches the source at once. */
+function perSubscriber(source: AsyncIterable<unknown>, args: ExecutionArgs): AsyncIterableIterator<ExecutionResult> {
+  const iterator = source[Symbol.asyncIterator]();
+  const mapped: AsyncIterableIterator<ExecutionResult> = {
+    async next() {
+      const next = await iterator.next();
+      if (next.done) return next;
+      return { value: await execute({ ...args, rootValue: next.value }), done: false };
+    },
+    async return() {
+      await iterator.return?.();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]: () => mapped,
+  };
+  return mapped;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
