@@ -59,11 +59,13 @@ export async function findMatchingPolicies(em: EntityManager, organisationId: st
     terms.flatMap((t) => [req.workspaceId, t.key, t.value]),
   );
   if (rows.length === 0) return [];
-  return em.find(
-    UsageLimitsPolicySchema,
-    { id: { $in: rows.map((r) => r.policy_id) }, organisationId, workspaceId: req.workspaceId, status: 'active' },
-    { orderBy: { createdAt: 'asc', id: 'asc' } },
-  );
+  // By primary key alone, the rest checked here: with the workspace and status in the query, the
+  // planner may walk the list index (which also yields this order) over every policy of the
+  // workspace, so a request matching one policy would pay for all of them.
+  const found = await em.find(UsageLimitsPolicySchema, { id: { $in: rows.map((r) => r.policy_id) } });
+  return found
+    .filter((p) => p.organisationId === organisationId && p.workspaceId === req.workspaceId && p.status === 'active')
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**
