@@ -67,12 +67,52 @@ export async function collectionsByIds(em: EntityManager, ids: readonly string[]
   return ids.map((id) => byId.get(id) ?? null);
 }
 
-/** Direct, non-archived children of each parent, ordered by name (then id). */
+/** A `collections` row as the database returns it (SQLite: times in milliseconds, booleans 0/1). */
+interface CollectionRow {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  parent_id: string | null;
+  name: string;
+  slug: string;
+  is_default: unknown;
+  status: Collection['status'];
+  created_at: unknown;
+  last_updated_at: unknown;
+}
+
+/** A read-only collection from a plain row: the same fields as the entity, outside the identity map. */
+function collectionOf(row: CollectionRow): Collection {
+  return {
+    id: row.id,
+    organisationId: row.organisation_id,
+    workspaceId: row.workspace_id,
+    parentId: row.parent_id,
+    name: row.name,
+    slug: row.slug,
+    isDefault: Boolean(row.is_default),
+    status: row.status,
+    createdAt: toDate(row.created_at)!,
+    lastUpdatedAt: toDate(row.last_updated_at)!,
+  } as Collection;
+}
+
+/**
+ * Direct, non-archived children of each parent, ordered by name (then id, as `byName`). Plain rows,
+ * not managed entities: a level can hold thousands of children that are only read, and hydrating
+ * them into the identity map was most of the cost of such a read (entity creation and its garbage).
+ */
 export async function childCollectionsOf(em: EntityManager, parentIds: readonly string[]): Promise<Collection[][]> {
   const rows = await findIn(parentIds, (chunk) =>
-    em.find(CollectionSchema, { parentId: { $in: chunk }, status: 'active' }, { orderBy: byName<Collection>() }),
+    rawAll<CollectionRow>(
+      em,
+      `select id, organisation_id, workspace_id, parent_id, name, slug, is_default, status, created_at, last_updated_at
+       from collections where parent_id in (${placeholders(chunk.length)}) and status = 'active'
+       order by lower(name) asc, name asc, id asc`,
+      chunk,
+    ),
   );
-  return groupBy(parentIds, rows, (row) => row.parentId!);
+  return groupBy(parentIds, rows.map(collectionOf), (row) => row.parentId!);
 }
 
 /** Non-archived prompts of each collection, ordered by name (then id). */
