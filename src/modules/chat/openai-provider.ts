@@ -11,7 +11,7 @@ import { sseData } from '../runs/models/openai-chat.js';
 import type { WireBody } from './chat-request.js';
 import type { ModelProvider, ProviderCall } from './provider.js';
 import { UpstreamError } from './upstream-error.js';
-import { postUpstream, type UpstreamResponse } from './upstream-post.js';
+import { postUpstream, type UpstreamResponse } from '../../lib/upstream-post.js';
 
 export interface OpenAIProviderOptions {
   /** Up to and including the version segment, e.g. `https://api.openai.com/v1`. */

@@ -334,4 +334,14 @@ describe('openai chat adapter: abort', () => {
     fake.setScript(textReply(['next']));
     expect((await collect(request()))[0]).toEqual({ type: 'text_delta', text: 'next' });
   });
+
+  it('answers read to their end keep their connection for the next calls (keep-alive)', async () => {
+    for (let i = 0; i < 10; i++) {
+      fake.setScript(textReply(['Hi', ' there']));
+      expect((await collect(request())).at(-1)).toMatchObject({ type: 'done', finishReason: 'stop' });
+    }
+    // A call sent while the last answer's end is still arriving may take a second connection; a
+    // connection closed after each answer would make it ten.
+    expect(new Set(fake.requests.map((r) => r.remotePort)).size).toBeLessThanOrEqual(2);
+  });
 });

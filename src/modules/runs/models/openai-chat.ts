@@ -19,6 +19,7 @@ import {
   type Usage,
 } from './model.js';
 import { safeUpstreamText, unreachableMessage, UpstreamDeadline, upstreamHeaders } from '../../../lib/upstream-http.js';
+import { postUpstream, type UpstreamResponse } from '../../../lib/upstream-post.js';
 import { countPromptTokens, countTokensAsync, countToolCallTokens } from './tokens.js';
 
 export interface OpenAIChatOptions {
@@ -29,7 +30,6 @@ export interface OpenAIChatOptions {
   organization?: string | null;
   /** Longest wait for the response headers and for each next piece of the stream. */
   timeoutMs: number;
-  fetch?: typeof fetch;
 }
 
 // Lenient on purpose: compatible servers send nulls and extra keys; only what we read is checked.
@@ -57,11 +57,9 @@ const Chunk = z.object({
 
 export class OpenAIChatModel implements ModelAdapter {
   private readonly url: string;
-  private readonly fetch: typeof fetch;
 
   constructor(private readonly options: OpenAIChatOptions) {
     this.url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-    this.fetch = options.fetch ?? globalThis.fetch;
   }
 
   async *stream(req: ModelRequest): AsyncGenerator<ModelEvent> {
@@ -73,18 +71,14 @@ export class OpenAIChatModel implements ModelAdapter {
 
     const deadline = new UpstreamDeadline(timeoutMs, () => controller.abort());
     const waitFor = <T>(promise: Promise<T>): Promise<T> => deadline.wait(promise);
+    /** The answer was read to its end (`[DONE]`): its connection goes back to the agent. */
+    let complete = false;
 
     try {
-      const response = await waitFor(
-        this.fetch(this.url, {
-          method: 'POST',
-          headers: upstreamHeaders(this.options, { accept: 'text/event-stream' }),
-          body: JSON.stringify(toChatCompletionBody(req)),
-          signal: controller.signal,
-        }),
-      );
-      if (!response.ok) throw await httpError(response, apiKey, waitFor);
-      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream') || !response.body) {
+      const headers = upstreamHeaders(this.options, { accept: 'text/event-stream' });
+      const response = await waitFor(postUpstream(this.url, headers, JSON.stringify(toChatCompletionBody(req)), controller.signal));
+      if (response.status < 200 || response.status >= 300) throw await httpError(response, apiKey, waitFor);
+      if (!(response.header('content-type') ?? '').includes('text/event-stream')) {
         throw new ModelError('server_error', 'The model provider did not answer with an event stream.');
       }
 
@@ -94,10 +88,11 @@ export class OpenAIChatModel implements ModelAdapter {
       let usage: Usage | null = null;
       let sawDone = false;
 
-      const reader = response.body.getReader();
-      for await (const data of sseData(() => waitFor(reader.read()))) {
+      for await (const data of sseData(() => waitFor(response.read()))) {
         if (data === '[DONE]') {
           sawDone = true;
+          complete = true;
+          response.drain();
           break;
         }
         const chunk = parseChunk(data);
@@ -142,8 +137,8 @@ export class OpenAIChatModel implements ModelAdapter {
       throw new ModelError('server_error', unreachableMessage(error), { cause: error });
     } finally {
       req.signal?.removeEventListener('abort', onAbort);
-      // Releases the connection when the consumer stops early; a no-op after a full read.
-      controller.abort();
+      // Closes the connection of an answer not read to its end (an error, a consumer that stopped).
+      if (!complete) controller.abort();
     }
   }
 }
@@ -257,7 +252,7 @@ async function estimateUsage(messages: readonly ChatMessage[], text: string, cal
 }
 
 async function httpError(
-  response: Response,
+  response: UpstreamResponse,
   apiKey: string,
   waitFor: <T>(p: Promise<T>) => Promise<T>,
 ): Promise<ModelError> {

@@ -1,9 +1,10 @@
 /**
- * One POST to a model provider over node:http(s), with keep-alive connections. Not `fetch`:
- * undici's fetch (the WHATWG algorithm, web streams, per-call signals and exceptions) cost about
- * 1 ms of CPU per call in `npm run bench`'s chat figures, four to five times this, on a path whose
- * whole goal is to add little to the upstream's time. Only what the chat provider reads is kept:
- * the status, a header, the whole text, or the body piece by piece.
+ * One POST to a model provider over node:http(s), with keep-alive connections, for both model
+ * clients (chat's `openai` provider and the runs' OpenAI adapter). Not `fetch`: undici's fetch
+ * (the WHATWG algorithm, web streams, per-call signals and exceptions) cost about 1 ms of CPU per
+ * call in `npm run bench`'s chat figures, four to five times this, on a path whose whole goal is
+ * to add little to the upstream's time. Only what those clients read is kept: the status, a
+ * header, the whole text, or the body piece by piece.
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
