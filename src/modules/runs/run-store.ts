@@ -96,7 +96,9 @@ export class RunTx {
    * The UPDATE returns the row, which this transaction then holds until it ends: a later move or
    * event append on the same run in it reads the held run instead of asking the database again
    * (what it knows is what the database has, no other writer can change the row meanwhile), and
-   * the transaction's flush writes it all in one UPDATE.
+   * `writeHeld` writes it all in one UPDATE when the transaction ends. The held run is a plain
+   * object, not an entity of the unit of work: hydrating the row into a managed entity and diffing
+   * it at flush cost more CPU than the rest of the run's statements together.
    */
   async move(runId: string, from: RunStatus, to: RunStatus): Promise<Run | null> {
     let run = this.held.get(runId);
@@ -111,7 +113,7 @@ export class RunTx {
         ? await boundSql<Record<string, unknown>[]>(this.tx, 'update runs set status = ?, lease_owner = null, lease_expires_at = null where id = ? and status = ? returning *', [to, runId, from])
         : await boundSql<Record<string, unknown>[]>(this.tx, 'update runs set status = ? where id = ? and status = ? returning *', [to, runId, from]);
       if (rows.length !== 1) return null;
-      run = this.tx.map(RunSchema, rows[0]);
+      run = runOfRow(this.tx, rows[0]);
       this.held.set(runId, run);
     }
     const now = this.now();
@@ -123,8 +125,22 @@ export class RunTx {
       await execute(this.tx, 'update threads set active_run_id = null where id = ? and active_run_id = ?', [run.threadId, run.id]);
       this.finished.push(run);
     }
-    // Written with the transaction's next flush (at the latest its commit): one UPDATE for all its changes.
+    // Written when the transaction ends (writeHeld): one UPDATE for all its changes.
     return run;
+  }
+
+  /** Every run this transaction moved, written back in one UPDATE each, with whatever was changed on it since. */
+  async writeHeld(): Promise<void> {
+    for (const run of this.held.values()) await updateRow(this.tx, RunSchema, run);
+  }
+
+  /** Drops the runs this transaction moved from `em`'s identity map: a later read there asks the database. */
+  forgetHeld(em: EntityManager): void {
+    const uow = em.getUnitOfWork();
+    for (const id of this.held.keys()) {
+      const stale = uow.getById<Run>(RunSchema.meta.className, id);
+      if (stale) uow.unsetIdentity(stale);
+    }
   }
 
   /**
@@ -167,46 +183,82 @@ export async function commitRun<T>(runtime: Runtime, em: EntityManager, work: (r
   const result = await em.transactional(async (tx) => {
     scope = new RunTx(tx, runtime);
     const value = await work(scope);
+    await scope.writeHeld();
     for (const { schema, rows } of scope.inserts.values()) await insertRows(tx, schema, rows);
     // Every event the transaction appended, in one statement before its commit.
     await insertEvents(tx, scope.now(), scope.published);
     return value;
   });
+  scope.forgetHeld(em);
   for (const { runId, records } of scope.published) publishEvents(runtime, runId, records);
   for (const run of scope.finished) await onRunFinished(runtime, runSummary(run), runUsage(run));
   return result;
 }
 
 /** An entity's table, columns and which of them hold JSON (json columns are written as text). */
-interface InsertPlan {
+interface RowPlan {
   table: string;
   columns: string;
   props: { name: string; json: boolean }[];
+  /** `col = ?, …` for every column but the primary key, and that key's column. */
+  assignments: string;
+  key: { name: string; column: string };
 }
-const insertPlans = new WeakMap<object, InsertPlan>();
+const rowPlans = new WeakMap<object, RowPlan>();
 
-/** One multi-row INSERT of `rows` (plain objects of the entity's scalar properties), values bound. */
-async function insertRows(tx: EntityManager, schema: EntitySchema<any>, rows: object[]): Promise<void> {
+function rowPlan(tx: EntityManager, schema: EntitySchema<any>): RowPlan {
   const meta = tx.getMetadata().get(schema.meta.className);
-  let plan = insertPlans.get(meta);
+  let plan = rowPlans.get(meta);
   if (!plan) {
     const props = meta.props.filter((prop) => prop.persist !== false && prop.kind === ReferenceKind.SCALAR);
+    const key = props.find((prop) => prop.primary)!;
     plan = {
       table: meta.tableName,
       columns: props.map((prop) => prop.fieldNames[0]).join(', '),
       props: props.map((prop) => ({ name: prop.name, json: prop.customType instanceof JsonType })),
+      assignments: props.filter((prop) => prop !== key).map((prop) => `${prop.fieldNames[0]} = ?`).join(', '),
+      key: { name: key.name, column: key.fieldNames[0] },
     };
-    insertPlans.set(meta, plan);
+    rowPlans.set(meta, plan);
   }
-  const { table, columns, props } = plan;
+  return plan;
+}
+
+/** A property's value as bound in a statement (json as text, as the unit of work writes it). */
+function bound(row: object, name: string, json: boolean): unknown {
+  const value = (row as Record<string, unknown>)[name];
+  return value == null ? null : json ? JSON.stringify(value) : value;
+}
+
+/** One multi-row INSERT of `rows` (plain objects of the entity's scalar properties), values bound. */
+async function insertRows(tx: EntityManager, schema: EntitySchema<any>, rows: object[]): Promise<void> {
+  const { table, columns, props } = rowPlan(tx, schema);
   const one = `(${props.map(() => '?').join(', ')})`;
-  const params = rows.flatMap((row) =>
-    props.map(({ name, json }) => {
-      const value = (row as Record<string, unknown>)[name];
-      return value == null ? null : json ? JSON.stringify(value) : value;
-    }),
-  );
+  const params = rows.flatMap((row) => props.map(({ name, json }) => bound(row, name, json)));
   await boundSql(tx, `insert into ${table} (${columns}) values ${rows.map(() => one).join(', ')}`, params, 'run');
+}
+
+/** One UPDATE of every column of `row` (a plain object of the entity's scalar properties) by its key. */
+async function updateRow(tx: EntityManager, schema: EntitySchema<any>, row: object): Promise<void> {
+  const { table, props, assignments, key } = rowPlan(tx, schema);
+  const params = props.filter(({ name }) => name !== key.name).map(({ name, json }) => bound(row, name, json));
+  params.push((row as Record<string, unknown>)[key.name]);
+  await boundSql(tx, `update ${table} set ${assignments} where ${key.column} = ?`, params, 'run');
+}
+
+/**
+ * A run's row as `returning *` gives it → the Run, converted as the ORM hydrates it (column names
+ * to properties, dates, booleans, json and bigint types) but not managed by the unit of work.
+ */
+export function runOfRow(tx: EntityManager, row: Record<string, unknown>): Run {
+  const meta = tx.getMetadata().get(RunSchema.meta.className);
+  const data = tx.getDriver().mapResult(row, meta) as Record<string, unknown>;
+  const platform = tx.getPlatform();
+  for (const prop of meta.props) {
+    const value = data[prop.name];
+    if (prop.customType && value != null) data[prop.name] = prop.customType.convertToJSValue(value, platform);
+  }
+  return data as Run;
 }
 
 function lifecycleOf(run: Run, status: RunStatus): RunLifecycle {
