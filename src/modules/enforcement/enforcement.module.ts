@@ -25,7 +25,7 @@ export const enforcementModule: DomainModule = {
       return [
         hooks.addAdmissionListener({
           refused: (ctx, _request, error) => ctx.runtime.metrics.refusals.inc({ reason: refusalReason(error) }),
-          recording: (tx, ctx, admission, runId, usageAtStart) => recordAdmissionDecisions(tx, ctx, admission, runId, usageAtStart),
+          recording: (rtx, ctx, admission, runId, usageAtStart) => recordAdmissionDecisions(rtx, ctx, admission, runId, usageAtStart),
           committed: (ctx, admission, runId) => admissionCommitted(ctx, admission, runId),
           abandoned: (ctx, admission) => admissionAbandoned(ctx, admission),
         }),

@@ -27,6 +27,7 @@ import { REFUSED_ANSWER } from '../runs/models/model.js';
 import { tokenUpperBounds } from '../runs/models/tokens.js';
 import { nextOrdinal } from '../runs/ordinal.js';
 import { readableSoFar } from '../runs/readable.js';
+import type { RunTx } from '../runs/run-store.js';
 import type { RunUsage } from '../runs/run.entity.js';
 import { measureUsage, usageEngine, type BucketAmounts, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
 import { guardrailDecision, type AdmissionDecision, type GuardrailDecision, type LimitDecision, type Settlement } from './decisions.js';
@@ -171,20 +172,20 @@ function bucketSnapshot(specs: LimitSpec[], usage: BucketAmounts[]): LimitDecisi
 
 /**
  * Stores the admission's decisions, linked to the run, in the transaction of the request's writes
- * (one insert): the run cannot end before its record exists, and a record that cannot be written
+ * (a row of its batched inserts, run-store.ts RunTx.insert): the run cannot end before its record exists, and a record that cannot be written
  * rolls the run back (the reservation is then given back as for any abandoned admission).
  */
-export async function recordAdmissionDecisions(
-  tx: EntityManager,
+export function recordAdmissionDecisions(
+  rtx: RunTx,
   ctx: ModelWorkContext,
   admission: Admission,
   runId: string,
   usageAtStart: AdmissionUsage,
-): Promise<void> {
+): void {
   const pending = pendingAdmissions.get(admission);
   if (!pending) return;
   const now = ctx.runtime.clock.now();
-  await tx.insert(EnforcementRecordSchema, {
+  rtx.insert(EnforcementRecordSchema, {
     id: uuid(),
     runId,
     organisationId: admission.request.organisationId,

@@ -19,7 +19,7 @@
  * terminal commit, each isolated: one that throws is logged and does not affect the run or the
  * other listeners.
  */
-import type { EntityManager } from '@mikro-orm/core';
+import type { RunTx } from './run-store.js';
 import type { CallerFacts, RequestContext, ServiceContext } from '../../context.js';
 import { AppError, BadRequestError } from '../../errors.js';
 import type { Runtime } from '../../runtime.js';
@@ -137,9 +137,11 @@ export interface AdmissionListener {
   refused?(ctx: ModelWorkContext, request: ModelWorkRequest, error: unknown): Promise<void> | void;
   /**
    * Inside the transaction of the admitted request's writes, once the run row is written: what
-   * must commit with them (the enforcement record). A throw rolls the writes back (then `abandoned`).
+   * must commit with them (the enforcement record), added with `rtx.insert` so that it is written
+   * in the transaction's batched INSERTs rather than as one more statement through the unit of
+   * work. A throw rolls the writes back (then `abandoned`).
    */
-  recording?(tx: EntityManager, ctx: ModelWorkContext, admission: Admission, runId: string, usageAtStart: AdmissionUsage): Promise<void> | void;
+  recording?(rtx: RunTx, ctx: ModelWorkContext, admission: Admission, runId: string, usageAtStart: AdmissionUsage): Promise<void> | void;
   committed?(ctx: ModelWorkContext, admission: Admission, runId: string): Promise<void> | void;
   abandoned?(ctx: ModelWorkContext, admission: Admission, reason: unknown): Promise<void> | void;
 }
@@ -227,8 +229,8 @@ export interface AdmissionUsage {
 }
 
 /** Call inside the admitted request's transaction, after the run row: see `AdmissionListener.recording`. */
-export async function recordAdmission(tx: EntityManager, ctx: ModelWorkContext, admission: Admission, runId: string, usageAtStart: AdmissionUsage): Promise<void> {
-  for (const listener of [...runHooks(ctx.runtime).admissionListeners]) await listener.recording?.(tx, ctx, admission, runId, usageAtStart);
+export async function recordAdmission(rtx: RunTx, ctx: ModelWorkContext, admission: Admission, runId: string, usageAtStart: AdmissionUsage): Promise<void> {
+  for (const listener of [...runHooks(ctx.runtime).admissionListeners]) await listener.recording?.(rtx, ctx, admission, runId, usageAtStart);
 }
 
 /** The admitted request's writes committed: `runId` will execute. Call before queueing the run. */

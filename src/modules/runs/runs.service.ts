@@ -529,8 +529,7 @@ export async function createRun(ctx: ModelWorkContext, threadId: string, input: 
     for (const message of extra) insertMessage(rowOf(rtx), thread, message, now);
     const created = insertRun(rtx, ctx, thread, assistant, options, provider, now, runId);
     rtx.firstEvents(created, [{ event: 'thread.run.created', data: runObject(created) }, runEvent(created)]);
-    await rtx.tx.flush();
-    await recordAdmission(rtx.tx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
+    await recordAdmission(rtx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
     return created;
   }), (r) => r.id))!;
   runExecutor(ctx.runtime).enqueue(run.id, { run, provider: provider.admission.provider });
@@ -563,8 +562,7 @@ export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThr
       { event: 'thread.run.created', data: runObject(created) },
       runEvent(created),
     ]);
-    await rtx.tx.flush();
-    await recordAdmission(rtx.tx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
+    await recordAdmission(rtx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
     return created;
   }), (r) => r.id))!;
   const messages = newThread.messages.map((m, i) => ({ ordinal: i, role: m.role, text: contentText(m.content) }));
@@ -671,7 +669,7 @@ export async function submitToolOutputs(
     if (isExpired({ status: 'requires_action', expires_at: run.expiresAt ? unixSeconds(run.expiresAt) : null }, unixSeconds(rtx.now()))) return null;
     const queued = await rtx.move(runId, 'requires_action', 'queued');
     if (!queued) return null;
-    await recordAdmission(rtx.tx, ctx, admission, runId, { prompt_tokens: queued.promptTokens, completion_tokens: queued.completionTokens });
+    await recordAdmission(rtx, ctx, admission, runId, { prompt_tokens: queued.promptTokens, completion_tokens: queued.completionTokens });
     const step = await rtx.tx.findOne(RunStepSchema, { runId, type: 'tool_calls', status: 'in_progress' }, { orderBy: { ordinal: 'desc' } });
     const drafts: EventDraft[] = [];
     if (step && step.stepDetails.type === 'tool_calls') {
