@@ -3,6 +3,7 @@ import {
   childCollectionsOf,
   collectionDetailsOf,
   collectionsByIds,
+  detailsReadWith,
   promptsOf,
   workspacesByIds,
   type CollectionDetails,
@@ -26,8 +27,11 @@ export const CollectionStatusEnum = builder.enumType('CollectionStatus', {
   values: { active: { description: 'In use.' }, archived: { description: 'Archived (with everything under it).' } } as const,
 });
 
-const CollectionDetailsRef = builder.objectRef<CollectionDetails>('CollectionDetails').implement({
+// Loadable by collection id; a collection read with its details (a level of children) answers
+// them at once, without a promise per collection.
+const CollectionDetailsRef = builder.loadableObject<CollectionDetails, string, [], 'CollectionDetails'>('CollectionDetails', {
   description: 'Computed from live data: direct, non-archived children and prompts of a collection.',
+  load: (ids: string[], ctx) => collectionDetailsOf(ctx.em, ids),
   fields: (t) => ({
     childCollectionsCount: t.exposeInt('childCollectionsCount', { description: 'Direct child collections.' }),
     promptsCount: t.exposeInt('promptsCount', { description: 'Prompts directly in the collection.' }),
@@ -107,11 +111,10 @@ builder.objectFields(CollectionRef, (t) => ({
     load: (ids: string[], ctx) => promptsOf(ctx.em, ids),
     resolve: (collection) => collection.id,
   }),
-  details: t.loadable({
+  details: t.field({
     type: CollectionDetailsRef,
     description: 'Counts and latest changes of the direct children and prompts, from live data.',
-    load: (ids: string[], ctx) => collectionDetailsOf(ctx.em, ids),
-    resolve: (collection) => collection.id,
+    resolve: (collection) => detailsReadWith(collection) ?? collection.id,
   }),
 }));
 

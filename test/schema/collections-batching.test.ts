@@ -159,10 +159,24 @@ it('a six-level query costs the same statements for 6 collections and for 1,000'
   expect(smallShape).toEqual({ perLevel: [1, 1, 1, 1, 1, 1], prompts: small.prompts, childCounts: 5 });
   expect(bigShape).toEqual({ perLevel: BIG_LEVELS, prompts: big.prompts, childCounts: 999 });
 
-  // Per level: children, prompts and two aggregates for details; plus the root lookup and the
-  // ancestors of the deepest level. `parent` comes from the level already loaded.
+  // Per level: children (their details in the same statement) and prompts; plus the root lookup,
+  // the root's details and the ancestors of the deepest level. `parent` comes from the level
+  // already loaded.
   expect(bigRun.statements).toBe(smallRun.statements);
-  expect(bigRun.statements).toBeLessThanOrEqual(1 + 6 * 4 + 2);
+  expect(bigRun.statements).toBeLessThanOrEqual(1 + 1 + 6 * 2 + 2);
+});
+
+it('a child’s details read with its level equal its details read alone', async () => {
+  const details = 'details { childCollectionsCount promptsCount childCollectionsLastUpdatedAt promptsLastUpdatedAt }';
+  const level = await t.graphql(`query($id: String!) { collection(idOrSlug: $id) { childCollections { id ${details} } } }`, { id: big.rootId });
+  expect(level.errors).toBeUndefined();
+  const children: Array<{ id: string; details: unknown }> = level.data.collection.childCollections;
+  const withPrompts = children.filter((child: any) => child.details.promptsCount > 0 && child.details.childCollectionsCount > 0);
+  expect(withPrompts.length).toBeGreaterThan(0);
+  for (const child of [children[0], withPrompts[0], children[children.length - 1]]) {
+    const alone = await t.graphql(`query($id: String!) { collection(idOrSlug: $id) { id ${details} } }`, { id: child.id });
+    expect(alone.data.collection.details).toEqual(child.details);
+  }
 });
 
 it('the deepest level knows its parent and ancestors', async () => {
