@@ -149,10 +149,6 @@ export class RunExecutor {
   }
 
   private async execute(runId: string, signal: AbortSignal, known: QueuedRun | undefined): Promise<void> {
-    // Let the request that queued the run answer first.
-    await new Promise((resolve) => setImmediate(resolve));
-    // Stopped before it started: the run stays queued and is resumed at the next start.
-    if (signal.aborted) return;
     const { runtime } = this;
     // Exactly one instance executes a run: the one whose lease claim wins (run-lease.ts).
     if (!(await claimRun(runtime, runId, 'queued'))) {
@@ -269,12 +265,24 @@ class RunJob {
     this.startTimer = setTimeout(() => this.schedule(), START_WRITE_DELAY_MS);
     const startedAt = performance.now();
     try {
-      for await (const event of adapter.stream(request)) {
-        if (this.signal.aborted) throw this.signal.reason;
-        if (this.failure) throw this.failure;
-        if (event.type === 'text_delta') this.delta(event.text);
-        else if (event.type === 'tool_calls') calls = event.calls;
-        else done = event;
+      // The call starts at once (a remote model's request goes out), then the request that queued
+      // the run answers before its output is taken: the upstream's time overlaps the answer's.
+      const events = adapter.stream(request)[Symbol.asyncIterator]();
+      const first = events.next();
+      first.catch(() => undefined); // awaited below; not "unhandled" while the request answers
+      await new Promise((resolve) => setImmediate(resolve));
+      try {
+        for (let next = await first; !next.done; next = await events.next()) {
+          const event = next.value;
+          if (this.signal.aborted) throw this.signal.reason;
+          if (this.failure) throw this.failure;
+          if (event.type === 'text_delta') this.delta(event.text);
+          else if (event.type === 'tool_calls') calls = event.calls;
+          else done = event;
+        }
+      } finally {
+        // What for-await does when left early: the adapter ends its call (closes its connection).
+        await events.return?.(undefined);
       }
       if (this.signal.aborted) throw this.signal.reason;
       if (!done) throw new ModelError('server_error', 'The model stream ended without finishing its answer.');
