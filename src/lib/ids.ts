@@ -1,15 +1,29 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** Random alphanumerics without modulo bias (rejection sampling over random bytes). */
+/**
+ * Cryptographically random bytes drawn from a pool refilled 4 KB at a time: a run makes several
+ * ids, and a fresh buffer (and its iterator) per id cost more than the rest of making the id.
+ * Each byte is used once.
+ */
+const pool = Buffer.allocUnsafe(4096);
+let poolAt = pool.length;
+
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++];
+}
+
+/** Random alphanumerics without modulo bias (rejection sampling over random bytes: 248 = 4 × 62). */
 export function randomAlphanumeric(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += ALPHANUMERIC[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    if (byte < 248) out += ALPHANUMERIC[byte % 62];
   }
   return out;
 }
