@@ -97,12 +97,16 @@ function collectionOf(row: CollectionRow): Collection {
   } as Collection;
 }
 
-/** Details read along with a collection (`childCollectionsOf`), by the collection object. */
-const detailsRead = new WeakMap<Collection, CollectionDetails>();
+/**
+ * Details read along with a collection (`childCollectionsOf`), kept on the object under a symbol:
+ * not a field of the entity, and cheaper than a WeakMap entry per child (ephemerons slow the GC).
+ */
+const DETAILS = Symbol('details read with the collection');
+type WithDetails = Collection & { [DETAILS]?: CollectionDetails };
 
 /** The details read along with `collection`, if they were: answering them needs no statement. */
 export function detailsReadWith(collection: Collection): CollectionDetails | undefined {
-  return detailsRead.get(collection);
+  return (collection as WithDetails)[DETAILS];
 }
 
 /**
@@ -124,9 +128,9 @@ export async function childCollectionsOf(em: EntityManager, parentIds: readonly 
       chunk,
     ),
   );
-  const children = rows.map((row) => {
-    const child = collectionOf(row);
-    detailsRead.set(child, detailsOf(row));
+  const children = rows.map((row): Collection => {
+    const child: WithDetails = collectionOf(row);
+    child[DETAILS] = detailsOf(row);
     return child;
   });
   return groupBy(parentIds, children, (row) => row.parentId!);
