@@ -22,12 +22,11 @@ import { evaluateForRequest, guardrailDeniedError, type RequestEvaluation } from
 import { enforceRateLimit } from '../integrations/rate-limiter.js';
 import { workspaceAccessLimitSpec } from '../integrations/usage-limits.js';
 import { reserveForRequest } from '../policies/request-usage.js';
-import type { Admission, AdmissionUsage, ModelWorkContext, ModelWorkRequest, OutputCheckInput, OutputVerdict, RunSummary } from '../runs/admission.js';
+import type { Admission, AdmissionUsage, ModelWorkContext, ModelWorkRequest, OutputCheckInput, OutputVerdict, RowInserts, RunSummary } from '../runs/admission.js';
 import { REFUSED_ANSWER } from '../runs/models/model.js';
 import { tokenUpperBounds } from '../runs/models/tokens.js';
 import { nextOrdinal } from '../runs/ordinal.js';
 import { readableSoFar } from '../runs/readable.js';
-import type { RunTx } from '../runs/run-store.js';
 import type { RunUsage } from '../runs/run.entity.js';
 import { measureUsage, usageEngine, type BucketAmounts, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
 import { guardrailDecision, type AdmissionDecision, type GuardrailDecision, type LimitDecision, type Settlement } from './decisions.js';
@@ -176,7 +175,7 @@ function bucketSnapshot(specs: LimitSpec[], usage: BucketAmounts[]): LimitDecisi
  * rolls the run back (the reservation is then given back as for any abandoned admission).
  */
 export function recordAdmissionDecisions(
-  rtx: RunTx,
+  rtx: RowInserts,
   ctx: ModelWorkContext,
   admission: Admission,
   runId: string,

@@ -19,7 +19,7 @@
  * terminal commit, each isolated: one that throws is logged and does not affect the run or the
  * other listeners.
  */
-import type { RunTx } from './run-store.js';
+import type { EntitySchema } from '@mikro-orm/core';
 import type { CallerFacts, RequestContext, ServiceContext } from '../../context.js';
 import { AppError, BadRequestError } from '../../errors.js';
 import type { Runtime } from '../../runtime.js';
@@ -141,7 +141,7 @@ export interface AdmissionListener {
    * in the transaction's batched INSERTs rather than as one more statement through the unit of
    * work. A throw rolls the writes back (then `abandoned`).
    */
-  recording?(rtx: RunTx, ctx: ModelWorkContext, admission: Admission, runId: string, usageAtStart: AdmissionUsage): Promise<void> | void;
+  recording?(rtx: RowInserts, ctx: ModelWorkContext, admission: Admission, runId: string, usageAtStart: AdmissionUsage): Promise<void> | void;
   committed?(ctx: ModelWorkContext, admission: Admission, runId: string): Promise<void> | void;
   abandoned?(ctx: ModelWorkContext, admission: Admission, reason: unknown): Promise<void> | void;
 }
@@ -222,6 +222,15 @@ export async function admitModelWork(ctx: ModelWorkContext, request: ModelWorkRe
   return admission;
 }
 
+/**
+ * What a listener may add to the admitted request's transaction: rows written with its batched
+ * INSERTs (the run store's RunTx is one; named here so that this file need not import the store,
+ * which imports it).
+ */
+export interface RowInserts {
+  insert<T extends object>(schema: EntitySchema<T>, row: T): T;
+}
+
 /** The run's usage when an admission's writes commit (zero for a new run). */
 export interface AdmissionUsage {
   prompt_tokens: number;
@@ -229,7 +238,7 @@ export interface AdmissionUsage {
 }
 
 /** Call inside the admitted request's transaction, after the run row: see `AdmissionListener.recording`. */
-export async function recordAdmission(rtx: RunTx, ctx: ModelWorkContext, admission: Admission, runId: string, usageAtStart: AdmissionUsage): Promise<void> {
+export async function recordAdmission(rtx: RowInserts, ctx: ModelWorkContext, admission: Admission, runId: string, usageAtStart: AdmissionUsage): Promise<void> {
   for (const listener of [...runHooks(ctx.runtime).admissionListeners]) await listener.recording?.(rtx, ctx, admission, runId, usageAtStart);
 }
 
