@@ -29,18 +29,18 @@ interface Subscriber {
 }
 
 /**
- * Carries publications to the other instances on the database and back (src/lib/pg-bus.ts on
- * PostgreSQL). Without one (SQLite) publications stay in this process: SQLite is one process per
- * database file, so there is nobody else to tell. A bus hands back only what other instances
- * sent; this process's own publications are delivered in process, at once and by reference.
- */
-/**
  * Delivered in this process (payload null) when the bus is connected again after losing its
  * connection: what other instances published meanwhile never arrived, so state kept from their
  * messages (caches invalidated by them) must start afresh.
  */
 export const BUS_RECONNECTED_TOPIC = 'bus.reconnected';
 
+/**
+ * Carries publications to the other instances on the database and back (src/lib/pg-bus.ts on
+ * PostgreSQL). Without one (SQLite) publications stay in this process: SQLite is one process per
+ * database file, so there is nobody else to tell. A bus hands back only what other instances
+ * sent; this process's own publications are delivered in process, at once and by reference.
+ */
 export interface Bus {
   send(topic: string, payload: unknown): void;
   onMessage(handler: (topic: string, payload: unknown) => void): void;
