@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import { eventStream } from '../src/http/event-stream.js';
-import { isFeed, mapFeed, type Feed } from '../src/lib/feed.js';
+import { feedOf, mapFeed, type Feed } from '../src/lib/feed.js';
 import type { SseEvent } from './route.js';
 
 export interface SseOptions {
@@ -83,16 +83,12 @@ export function sseResponse(events: Feed<SseEvent> | AsyncIterable<SseEvent>, op
 }
 
 /**
- * A subscription's results as SSE events (`toEvent` of the root field's value). A feed stays a
- * feed, so each result is mapped in the call that delivers it; an error result fails the stream.
+ * A subscription's results as SSE events (`toEvent` of the root field's value), each mapped in the
+ * call that delivers it; an error result fails the stream.
  */
-export function eventsOf(results: AsyncIterable<ExecutionResult>, toEvent: (payload: any) => SseEvent): Feed<SseEvent> | AsyncIterable<SseEvent> {
-  const event = (result: ExecutionResult) => {
+export function eventsOf(results: AsyncIterable<ExecutionResult>, toEvent: (payload: any) => SseEvent): Feed<SseEvent> {
+  return mapFeed(feedOf(results), (result) => {
     if (result.errors?.length) throw result.errors[0];
     return toEvent(result.data ? Object.values(result.data)[0] : null);
-  };
-  if (isFeed(results)) return mapFeed(results, event);
-  return (async function* () {
-    for await (const result of results) yield event(result);
-  })();
+  });
 }
