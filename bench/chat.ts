@@ -1,6 +1,6 @@
-import { createServer } from 'node:http';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
+import { startFakeUpstream } from './fake-upstream.js';
 import { goalLine, inParallel, intEnv, listen, quantile, serverNotingAnswers } from './lib.js';
 
 /**
@@ -26,36 +26,8 @@ const REQUESTS = intEnv('BENCH_CHAT_REQUESTS', 600);
 const ROUNDS = intEnv('BENCH_CHAT_ROUNDS', 6);
 const KEY = 'bench-bootstrap-key-0123456789';
 
-const COMPLETION = JSON.stringify({
-  id: 'chatcmpl-bench',
-  object: 'chat.completion',
-  created: 1_700_000_000,
-  model: 'gpt-4o-mini',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the fake upstream.' }, logprobs: null, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
-});
-const CHUNKS = [
-  ...['Hello', ' from', ' the', ' fake', ' upstream.'].map((content) => ({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { content }, finish_reason: null }] })),
-  { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
-  { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 } },
-];
-const STREAM_BODY = `${CHUNKS.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`;
-
-const upstream = createServer((req, res) => {
-  let raw = '';
-  req.on('data', (piece) => (raw += piece));
-  req.on('end', () => {
-    const body = JSON.parse(raw) as { stream?: boolean };
-    if (body.stream) {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(STREAM_BODY);
-    } else {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(COMPLETION);
-    }
-  });
-});
-const upstreamUrl = `${await listen(upstream)}/v1`;
+const upstream = await startFakeUpstream();
+const upstreamUrl = upstream.url;
 
 let statements: string[] | null = null;
 const app = await createApp(configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }), {

@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { createServer as createHttpServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { goalLine, inParallel, intEnv, listen, quantile, tempDatabase } from './lib.js';
+import { startFakeUpstream } from './fake-upstream.js';
+import { goalLine, inParallel, intEnv, quantile, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (part): what a gateway adds to a streamed model answer. A fake OpenAI-compatible
@@ -33,36 +33,8 @@ const KEY = 'bench-bootstrap-key-0123456789';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 // ---- the fake upstream --------------------------------------------------------------------------
-const chunk = (delta: object, finish: string | null) => ({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: finish }] });
-const CHUNKS = [
-  ...['Hello', ' from', ' the', ' fake', ' upstream.'].map((content) => `data: ${JSON.stringify(chunk({ content }, null))}\n\n`),
-  `data: ${JSON.stringify(chunk({}, 'stop'))}\n\n`,
-  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 } })}\n\n`,
-  'data: [DONE]\n\n',
-];
-const COMPLETION = JSON.stringify({
-  id: 'chatcmpl-bench',
-  object: 'chat.completion',
-  created: 1_700_000_000,
-  model: 'gpt-4o-mini',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the fake upstream.' }, logprobs: null, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
-});
-const upstream = createHttpServer((req, res) => {
-  let raw = '';
-  req.on('data', (piece) => (raw += piece));
-  req.on('end', () => {
-    if (!(JSON.parse(raw) as { stream?: boolean }).stream) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(COMPLETION);
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    for (const piece of CHUNKS) res.write(piece);
-    res.end();
-  });
-});
-const upstreamUrl = `${await listen(upstream)}/v1`;
+const upstream = await startFakeUpstream();
+const upstreamUrl = upstream.url;
 
 // ---- the two gateways, each a child process -----------------------------------------------------
 const database = tempDatabase('streamed', 900);
@@ -214,7 +186,7 @@ async function measure(concurrency: number): Promise<Map<Target, Result>> {
   );
 }
 
-console.log(`Streamed answers: a fake OpenAI-compatible upstream answering at once in ${CHUNKS.length} chunks; Gatehouse (RUN_CONCURRENCY=${RUN_CONCURRENCY}, SQLite file) and the Portkey gateway 1.15.2 as child processes; ${REQUESTS} requests per target and concurrency in ${ROUNDS} interleaved rounds; p50 in ms`);
+console.log(`Streamed answers: a fake OpenAI-compatible upstream answering at once in ${upstream.chunks} chunks; Gatehouse (RUN_CONCURRENCY=${RUN_CONCURRENCY}, SQLite file) and the Portkey gateway 1.15.2 as child processes; ${REQUESTS} requests per target and concurrency in ${ROUNDS} interleaved rounds; p50 in ms`);
 for (const concurrency of CONCURRENCIES) {
   const results = await measure(concurrency);
   const of = (name: string) => results.get(targets.find((t) => t.name === name)!)!;
