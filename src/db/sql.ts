@@ -21,6 +21,24 @@ export async function executeSql<T = unknown>(em: EntityManager, sql: string, pa
   return connection.execute(sql, params, method, em.isInTransaction() ? em.getTransactionContext() : undefined);
 }
 
+interface RawConnection {
+  getKnex(): { raw(sql: string, bindings: unknown[]): { transacting(trx: unknown): unknown } & PromiseLike<unknown> };
+  transformRawResult<T>(result: unknown, method: 'all' | 'get' | 'run'): T;
+}
+
+/**
+ * Raw SQL inside `em`'s transaction with its values bound, as MikroORM's own `execute` would run
+ * it but without writing the values into the text: the run path's statements then keep one text
+ * each, which SQLite keeps prepared (sqlite-driver.ts) instead of parsing every run's anew.
+ * Values: strings, numbers, null, Dates (SQLite stores them as Unix ms, as MikroORM does).
+ */
+export async function boundSql<T>(em: EntityManager, sql: string, params: unknown[], method: 'all' | 'get' | 'run' = 'all'): Promise<T> {
+  const connection = em.getConnection() as unknown as RawConnection;
+  const query = connection.getKnex().raw(sql, params);
+  if (em.isInTransaction()) query.transacting(em.getTransactionContext());
+  return connection.transformRawResult<T>(await query, method);
+}
+
 /**
  * SQLite's `data_version` of `em`'s connection: it changes when another connection (another
  * process on the same file) has committed since the last call, never for this connection's own

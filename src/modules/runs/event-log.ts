@@ -4,6 +4,7 @@
  * in that same transaction, so they are gap-free, ordered like the commits, and never reused.
  */
 import type { EntityManager } from '@mikro-orm/core';
+import { boundSql } from '../../db/sql.js';
 import type { Runtime } from '../../runtime.js';
 import { RunEventSchema } from './run-event.entity.js';
 import { isRunStatus, isTerminal, type RunStatus } from './run-state.js';
@@ -34,24 +35,6 @@ export class RunMovedError extends Error {
 export async function execute(em: EntityManager, sql: string, params: unknown[]): Promise<number> {
   const result = await boundSql<{ affectedRows?: number }>(em, sql, params, 'run');
   return result.affectedRows ?? 0;
-}
-
-interface RawConnection {
-  getKnex(): { raw(sql: string, bindings: unknown[]): { transacting(trx: unknown): unknown } & PromiseLike<unknown> };
-  transformRawResult<T>(result: unknown, method: 'all' | 'get' | 'run'): T;
-}
-
-/**
- * Raw SQL inside `em`'s transaction with its values bound, as MikroORM's own `execute` would run
- * it but without writing the values into the text: the run path's statements then keep one text
- * each, which SQLite keeps prepared (src/db/sqlite-driver.ts) instead of parsing every run's anew.
- * Values: strings, numbers, null, Dates (SQLite stores them as Unix ms, as MikroORM does).
- */
-export async function boundSql<T>(em: EntityManager, sql: string, params: unknown[], method: 'all' | 'get' | 'run' = 'all'): Promise<T> {
-  const connection = em.getConnection() as unknown as RawConnection;
-  const query = connection.getKnex().raw(sql, params);
-  if (em.isInTransaction()) query.transacting(em.getTransactionContext());
-  return connection.transformRawResult<T>(await query, method);
 }
 
 /**

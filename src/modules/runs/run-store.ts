@@ -4,10 +4,11 @@
  * that publishes the run's new events and reports finished runs to the hooks afterwards.
  */
 import { JsonType, ReferenceKind, type EntityManager, type EntitySchema } from '@mikro-orm/core';
+import { boundSql } from '../../db/sql.js';
 import { unixSeconds } from '../../lib/clock.js';
 import type { Runtime } from '../../runtime.js';
 import { onRunFinished, type RunSummary } from './admission.js';
-import { boundSql, execute, insertEvents, numberEvents, numberHeldEvents, publishEvents, RunMovedError, type EventDraft, type RunEventRecord } from './event-log.js';
+import { execute, insertEvents, numberEvents, numberHeldEvents, publishEvents, RunMovedError, type EventDraft, type RunEventRecord } from './event-log.js';
 import { MessageSchema } from './message.entity.js';
 import { moveEndsLease } from './run-lease.js';
 import { stepErrorOf } from './models/model.js';

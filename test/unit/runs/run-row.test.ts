@@ -4,7 +4,7 @@
  * object must be what the ORM would have hydrated from that row, property for property.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { boundSql } from '../../../src/modules/runs/event-log.js';
+import { boundSql } from '../../../src/db/sql.js';
 import { runExecutor } from '../../../src/modules/runs/executor.js';
 import { commitRun, runOfRow } from '../../../src/modules/runs/run-store.js';
 import { RunSchema } from '../../../src/modules/runs/run.entity.js';
