@@ -256,8 +256,10 @@ export async function settleAdmission(
         await engine.release(reservation).catch((releaseError: unknown) => runtime.logger.error({ err: releaseError }, 'could not release a reservation'));
       }
     };
-    // Alone on the database, the answer does not wait for the bucket writes (see UsageEngine.defer).
-    await engine.defer(write);
+    // Alone on the database, the answer does not wait for the bucket writes (see UsageEngine.defer);
+    // instances sharing it settle at once, so each sees the others' usage as soon as it is known.
+    if (runtime.instances.alone) engine.defer(write);
+    else await write();
   }
   return { decision: pending.decision, inputGuardrails: pending.guardrails };
 }

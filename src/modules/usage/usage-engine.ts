@@ -244,17 +244,14 @@ export class UsageEngine {
 
   /**
    * Runs `write` (a settle or release that must not fail: it handles its own errors) once the
-   * current turn of the event loop is over, i.e. after the answer that called it is sent, when this
-   * process is alone on its database: every reader and reservation of this engine applies what is
+   * current turn of the event loop is over, i.e. after the answer that called it is sent. Only for
+   * a process alone on its database: every reader and reservation of this engine applies what is
    * deferred first, so within the process nothing sees a bucket without it, and no other process
-   * reads the buckets. Instances sharing the database write at once (the returned promise), so each
-   * sees the others' usage as soon as it is known.
+   * reads the buckets.
    */
-  defer(write: () => Promise<void>): Promise<void> {
-    if (!this.runtime.instances.alone) return write();
+  defer(write: () => Promise<void>): void {
     this.deferred.push(write);
     this.scheduled ??= setImmediate(() => void this.settled());
-    return Promise.resolve();
   }
 
   /** Applies every deferred write; resolves when they are done. */
