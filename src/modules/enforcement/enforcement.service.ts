@@ -173,6 +173,13 @@ function bucketSnapshot(specs: LimitSpec[], usage: BucketAmounts[]): LimitDecisi
  * Stores the admission's decisions, linked to the run, in the transaction of the request's writes
  * (a row of its batched inserts, run-store.ts RunTx.insert): the run cannot end before its record exists, and a record that cannot be written
  * rolls the run back (the reservation is then given back as for any abandoned admission).
+ *
+ * Written for every admission, also one to which nothing applied (no rate limit, limit,
+ * reservation, guardrail or price override), although it costs the request one INSERT: a
+ * submission's record ends the previous admission's segment (without it, an admission that held
+ * a reservation would pay for the model calls after it), and the record is the run's only link to
+ * the request that admitted it (`Run.enforcement` lists each admission with its kind and request
+ * id, whatever applied; the run row and its events hold neither). Test: e2e/enforcement-segments.
  */
 export function recordAdmissionDecisions(
   rtx: RowInserts,
