@@ -109,6 +109,17 @@ export function detailsReadWith(collection: Collection): CollectionDetails | und
   return (collection as WithDetails)[DETAILS];
 }
 
+/** A collection's own columns, on `collections c`. */
+const COLLECTION_COLUMNS = `c.id, c.organisation_id, c.workspace_id, c.parent_id, c.name, c.slug, c.is_default, c.status,
+  c.created_at, c.last_updated_at`;
+
+/** A collection with its details (`detailsReadWith`) from a row of `COLLECTION_COLUMNS` and `DETAILS_COLUMNS`. */
+function collectionWithDetails(row: CollectionRow & DetailsRow): Collection {
+  const collection: WithDetails = collectionOf(row);
+  collection[DETAILS] = detailsOf(row);
+  return collection;
+}
+
 /**
  * Direct, non-archived children of each parent, ordered by name (then id, as `byName`), each with
  * its details (`detailsReadWith`). Plain rows, not managed entities: a level can hold thousands of
@@ -121,19 +132,36 @@ export async function childCollectionsOf(em: EntityManager, parentIds: readonly 
   const rows = await findIn(parentIds, (chunk) =>
     rawAll<CollectionRow & DetailsRow>(
       em,
-      `select c.id, c.organisation_id, c.workspace_id, c.parent_id, c.name, c.slug, c.is_default, c.status,
-         c.created_at, c.last_updated_at, ${DETAILS_COLUMNS}
+      `select ${COLLECTION_COLUMNS}, ${DETAILS_COLUMNS}
        from collections c where c.parent_id in (${placeholders(chunk.length)}) and c.status = 'active'
        order by lower(c.name) asc, c.name asc, c.id asc`,
       chunk,
     ),
   );
-  const children = rows.map((row): Collection => {
-    const child: WithDetails = collectionOf(row);
-    child[DETAILS] = detailsOf(row);
-    return child;
+  return groupBy(parentIds, rows.map(collectionWithDetails), (row) => row.parentId!);
+}
+
+/** The columns a `collectionsWhere` condition may name. */
+const WHERE_COLUMNS = { organisationId: 'organisation_id', workspaceId: 'workspace_id', id: 'id', slug: 'slug' } as const;
+export type CollectionWhere = Partial<Record<keyof typeof WHERE_COLUMNS, string>>;
+
+/**
+ * Collections equal to every value of `where` (any status), each with its details, in one
+ * statement: a read of one collection by id or slug, answered as plain objects like a level of
+ * children (the query builder and hydration of one managed entity cost more than the read itself).
+ */
+export async function collectionsWhere(em: EntityManager, where: CollectionWhere): Promise<Collection[]> {
+  const names = Object.keys(where) as Array<keyof CollectionWhere>;
+  const conditions = names.map((name) => {
+    if (!(name in WHERE_COLUMNS)) throw new Error(`collectionsWhere cannot filter on ${name}.`);
+    return `c.${WHERE_COLUMNS[name]} = ?`;
   });
-  return groupBy(parentIds, children, (row) => row.parentId!);
+  const rows = await rawAll<CollectionRow & DetailsRow>(
+    em,
+    `select ${COLLECTION_COLUMNS}, ${DETAILS_COLUMNS} from collections c where ${conditions.join(' and ')}`,
+    names.map((name) => where[name]),
+  );
+  return rows.map(collectionWithDetails);
 }
 
 /** Non-archived prompts of each collection, ordered by name (then id). */

@@ -10,7 +10,7 @@ import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import type { Runtime } from '../../runtime.js';
 import { validateName } from '../tenancy/tenancy.service.js';
 import type { Workspace } from '../tenancy/workspace.entity.js';
-import { ancestorIdsOf, byName, descendantIdsOf, inChunks, rawAll } from './collection-loaders.js';
+import { ancestorIdsOf, byName, collectionsWhere, descendantIdsOf, inChunks, rawAll, type CollectionWhere } from './collection-loaders.js';
 import { CollectionSchema, type Collection } from './collection.entity.js';
 import { PromptSchema } from './prompt.entity.js';
 import { firstFreeSlug, slugBase } from './slugs.js';
@@ -63,18 +63,26 @@ export function findCollection(
   idOrSlug: string | null | undefined,
   options: { workspaceId?: string | null; param?: string } = {},
 ): Promise<Collection> {
-  const param = options.param ?? COLLECTION_PARAM;
-  return findVisible(
-    em,
-    principal,
-    idOrSlug,
-    { workspaceId: options.workspaceId, param, what: 'collection', notFound: () => collectionNotFound(param) },
-    (where) => em.find(CollectionSchema, where as FilterQuery<Collection>),
-  );
+  return pickCollection(em, principal, idOrSlug, options, (where) => em.find(CollectionSchema, where as FilterQuery<Collection>));
 }
 
+/**
+ * A collection to read (not to change): a plain object with its details, outside the identity map
+ * (`collectionsWhere`), picked by the same rules as `findCollection`.
+ */
 export function getCollection(ctx: ServiceContext, idOrSlug: string, workspaceId?: string | null): Promise<Collection> {
-  return findCollection(ctx.em, ctx.principal, idOrSlug, { workspaceId });
+  return pickCollection(ctx.em, ctx.principal, idOrSlug, { workspaceId }, (where) => collectionsWhere(ctx.em, where as CollectionWhere));
+}
+
+function pickCollection(
+  em: EntityManager,
+  principal: Principal,
+  idOrSlug: string | null | undefined,
+  options: { workspaceId?: string | null; param?: string },
+  find: (where: Record<string, unknown>) => Promise<Collection[]>,
+): Promise<Collection> {
+  const param = options.param ?? COLLECTION_PARAM;
+  return findVisible(em, principal, idOrSlug, { workspaceId: options.workspaceId, param, what: 'collection', notFound: () => collectionNotFound(param) }, find);
 }
 
 /**
