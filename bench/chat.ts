@@ -1,7 +1,6 @@
-import { createApp } from '../src/app.js';
-import { configFrom } from '../src/config.js';
+import { fork } from 'node:child_process';
 import { startFakeUpstream } from './fake-upstream.js';
-import { goalLine, inParallel, intEnv, listen, quantile, serverNotingAnswers } from './lib.js';
+import { goalLine, inParallel, intEnv, quantile } from './lib.js';
 
 /**
  * `npm run bench` (chat part): the latency Gatehouse adds to `POST /v1/chat/completions`. A small
@@ -12,15 +11,21 @@ import { goalLine, inParallel, intEnv, listen, quantile, serverNotingAnswers } f
  * so drift falls on both. Prints p50/p99 of each and the added p50/p99 and the throughput ratio
  * beside the goal (added p50 ≤ 1 ms, p99 ≤ 5 ms, throughput ≥ 0.8× direct). Asserts nothing.
  *
+ * Layout: the gateway runs in its own process (bench/chat-gateway.ts, as a deployment runs it, on
+ * SQLite in memory); the client and the fake upstream share this one. Until 2026-11-24 all three
+ * shared one process, which charged the gateway's CPU against the core the client and upstream
+ * need while the direct calls had the process to themselves.
+ *
  * Load-independent figures too: the SQL statements one chat request sends before its answer is
- * ended, and after it (counted through the runtime's onQuery hook, after warm-up; goal: none in
- * the request on SQLite when the process is alone on its database), and the gateway's CPU time per
- * request: the process CPU (user + system) of the gateway batches per request, less that of the
- * direct batches (the client's and the fake upstream's share, which both kinds of batch pay).
+ * ended, and after it (counted in the gateway through the runtime's onQuery hook, after warm-up;
+ * goal: none in the request on SQLite when the process is alone on its database), and CPU time per
+ * request: the gateway process's (process.cpuUsage() over the gateway batches), and this process's
+ * (client and upstream) in each kind of batch.
  *
  * Environment: BENCH_CHAT_REQUESTS (per configuration and concurrency, default 600),
  * BENCH_CHAT_ROUNDS (batches, default 6), BENCH_CHAT_ENFORCEMENT=off (no policy, rate limit or
- * guardrail: what the gateway's own path costs), BENCH_CHAT_SQL=1 (also prints the counted statements).
+ * guardrail: what the gateway's own path costs), BENCH_CHAT_SQL=1 (also prints the counted
+ * statements), BENCH_CHAT_PROFILE=<dir> (the gateway process writes a --cpu-prof profile there).
  */
 const REQUESTS = intEnv('BENCH_CHAT_REQUESTS', 600);
 const ROUNDS = intEnv('BENCH_CHAT_ROUNDS', 6);
@@ -29,15 +34,41 @@ const KEY = 'bench-bootstrap-key-0123456789';
 const upstream = await startFakeUpstream();
 const upstreamUrl = upstream.url;
 
-let statements: string[] | null = null;
-const app = await createApp(configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }), {
-  onQuery: (sql) => statements?.push(sql),
+// ---- the gateway, a child process answering questions over IPC (see bench/chat-gateway.ts) ------
+const profile = process.env.BENCH_CHAT_PROFILE;
+const child = fork(new URL('./chat-gateway.ts', import.meta.url), [JSON.stringify({ url: 'sqlite::memory:', key: KEY })], {
+  execArgv: ['--import', 'tsx', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
 });
-// How many statements had run when the gateway ended its answer (the rest come after it).
-let answered = 0;
-const gateway = serverNotingAnswers(app.yoga, () => (answered = statements?.length ?? 0));
-const gatewayUrl = `${await listen(gateway)}/v1`;
+let stopping = false;
+child.once('exit', (code) => {
+  if (stopping) return;
+  console.error(`the gateway process exited (${code}) before the bench ended`);
+  process.exit(1);
+});
+process.on('exit', () => {
+  if (child.exitCode === null) child.kill('SIGTERM');
+});
+const waiting = new Map<number, (answer: any) => void>();
+let questions = 0;
+const ask = (op: 'cpu' | 'count' | 'counted' | 'stop'): Promise<any> =>
+  new Promise((resolve) => {
+    const id = ++questions;
+    waiting.set(id, resolve);
+    child.send({ id, op });
+  });
+const gatewayBase = await new Promise<string>((resolve) =>
+  child.on('message', (message: any) => {
+    if (message.ready) resolve(message.ready);
+    else {
+      waiting.get(message.id)?.(message);
+      waiting.delete(message.id);
+    }
+  }),
+);
+const gatewayUrl = `${gatewayBase}/v1`;
 const admin = { 'x-gateway-api-key': KEY, 'content-type': 'application/json' };
+
+console.log('layout: the gateway in its own process (SQLite in memory); the client and the fake upstream in the bench\'s process');
 
 async function setup(method: string, path: string, body: unknown): Promise<any> {
   const response = await fetch(`${gatewayUrl}${path}`, { method, headers: admin, body: JSON.stringify(body) });
@@ -70,10 +101,13 @@ function send(target: Target, stream: boolean): Promise<Response> {
 /** x-gateway-overhead-ms of the gateway's answers: its own time, without the upstream's. */
 const overheads: number[] = [];
 
-/** Process CPU (ms, user + system) spent in each kind of batch, and the requests it served. */
-const cpu: Record<Target, { ms: number; requests: number }> = { direct: { ms: 0, requests: 0 }, gateway: { ms: 0, requests: 0 } };
+/** CPU (ms, user + system) of the bench's process (`client`) and of the gateway's, in each kind of batch, and the requests it served. */
+type Cpu = { client: number; gateway: number; requests: number };
+const cpu: Record<Target, Cpu> = { direct: { client: 0, gateway: 0, requests: 0 }, gateway: { client: 0, gateway: 0, requests: 0 } };
+const ms = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 
 async function batch(target: Target, stream: boolean, count: number, concurrency: number, latencies: number[]): Promise<number> {
+  const gatewayAtStart = ms((await ask('cpu')).cpu);
   const started = performance.now();
   const cpuAtStart = process.cpuUsage();
   await inParallel(concurrency, count, async () => {
@@ -84,10 +118,11 @@ async function batch(target: Target, stream: boolean, count: number, concurrency
     latencies.push(performance.now() - t0);
     if (target === 'gateway') overheads.push(Number(response.headers.get('x-gateway-overhead-ms')));
   });
-  const used = process.cpuUsage(cpuAtStart);
-  cpu[target].ms += (used.user + used.system) / 1000;
+  const elapsed = performance.now() - started;
+  cpu[target].client += ms(process.cpuUsage(cpuAtStart));
+  cpu[target].gateway += ms((await ask('cpu')).cpu) - gatewayAtStart;
   cpu[target].requests += count;
-  return performance.now() - started;
+  return elapsed;
 }
 
 /** Waits until the gateway has nothing left to write (the request log's batches, settlements). */
@@ -96,14 +131,13 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 /** The statements of one request (after warm-up): those sent before its answer ended, and after. */
 async function countStatements(stream: boolean): Promise<{ inRequest: string[]; after: string[] }> {
   await settle();
-  statements = [];
+  await ask('count');
   const response = await send('gateway', stream);
   await response.text();
   if (response.status !== 200) throw new Error(`gateway: HTTP ${response.status}`);
   await settle();
-  const all = statements;
-  statements = null;
-  return { inRequest: all.slice(0, answered), after: all.slice(answered) };
+  const { statements, answered } = (await ask('counted')) as { statements: string[]; answered: number };
+  return { inRequest: statements.slice(0, answered), after: statements.slice(answered) };
 }
 
 const isControl = (sql: string) => /^\s*(begin|commit|rollback|savepoint|release)/i.test(sql);
@@ -122,7 +156,7 @@ for (const stream of [false, true]) {
     for (const target of ['direct', 'gateway'] as const) await batch(target, stream, 100, concurrency, []); // warm-up
     const latencies: Record<Target, number[]> = { direct: [], gateway: [] };
     overheads.length = 0;
-    for (const target of ['direct', 'gateway'] as const) cpu[target] = { ms: 0, requests: 0 };
+    for (const target of ['direct', 'gateway'] as const) cpu[target] = { client: 0, gateway: 0, requests: 0 };
     const elapsed: Record<Target, number> = { direct: 0, gateway: 0 };
     const per = Math.ceil(REQUESTS / ROUNDS);
     for (let round = 0; round < ROUNDS; round++) {
@@ -145,13 +179,16 @@ for (const stream of [false, true]) {
     console.log(
       `  added p50 ${(through.p50 - direct.p50).toFixed(2)} ms (goal ≤ 1 ms)   added p99 ${(through.p99 - direct.p99).toFixed(2)} ms (goal ≤ 5 ms)   throughput ${(through.rps / direct.rps).toFixed(2)}× direct (goal ≥ 0.80×)`,
     );
-    const perRequest = (target: Target) => cpu[target].ms / cpu[target].requests;
+    const perRequest = (target: Target, who: 'client' | 'gateway') => (cpu[target][who] / cpu[target].requests).toFixed(3);
     console.log(
-      `  CPU per request: gateway batches ${perRequest('gateway').toFixed(3)} ms, direct batches ${perRequest('direct').toFixed(3)} ms; the gateway's own ${(perRequest('gateway') - perRequest('direct')).toFixed(3)} ms`,
+      `  CPU per request: the gateway process ${perRequest('gateway', 'gateway')} ms; the bench's process (client, upstream) ${perRequest('gateway', 'client')} ms through the gateway, ${perRequest('direct', 'client')} ms direct`,
     );
   }
 }
 
-gateway.close();
+stopping = true;
+await new Promise((resolve) => {
+  child.once('exit', resolve);
+  child.send({ id: 0, op: 'stop' });
+});
 upstream.close();
-await app.close();

@@ -58,17 +58,20 @@ export async function inParallel(concurrency: number, count: number, call: () =>
   );
 }
 
-/** A server for `handler` that calls `onEnd` as each answer is ended (what ran before it ran inside the request). */
-export function serverNotingAnswers(handler: RequestListener, onEnd: () => void): Server {
-  return createServer((req, res) => {
+/** `handler`, calling `onEnd` as each answer is ended (what ran before it ran inside the request). */
+export function notingAnswers(handler: RequestListener, onEnd: () => void): RequestListener {
+  return (req, res) => {
     const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
     res.end = ((...args: unknown[]) => {
       onEnd();
       return end(...args);
     }) as typeof res.end;
     return handler(req, res);
-  });
+  };
 }
+
+/** A server for `handler` that calls `onEnd` as each answer is ended. */
+export const serverNotingAnswers = (handler: RequestListener, onEnd: () => void): Server => createServer(notingAnswers(handler, onEnd));
 
 const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
 /**
