@@ -4,10 +4,14 @@
  * applied is still recorded, because its start ends the previous admission's segment, and it is
  * the run's only link to the request that admitted it (kind, request id).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { allSettled, ok, policyUsage, runEnforcement, sdk, tokensPolicy } from '../helpers/enforcement.js';
+import { allSettled, DATA_PLANE, heldReservations, ok, policyUsage, runEnforcement, sdk, tokensPolicy } from '../helpers/enforcement.js';
+import { startRun, waitFor } from '../helpers/run-fixtures.js';
 
 describe('admissions with and without enforcement in one run', () => {
   let t: TestApp;
@@ -87,4 +91,39 @@ describe('admissions with and without enforcement in one run', () => {
       .execute<Array<{ used: number }>>('select sum(used) as used from usage_buckets where owner_id = ?', [policyId], 'all');
     expect(Number(buckets[0].used)).toBe(create.settlement.totalTokens);
   });
+});
+
+it('a submission after a restart, admitted with nothing, still settles what the create reserved', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-enforcement-segments-'));
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}` };
+  const first = await createTestApp(env);
+  let firstOpen = true;
+  try {
+    const policyId = await tokensPolicy(first, 100_000, 'Before the restart');
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
+    const { thread, run } = await startRun(first, 'get_weather for Nantes', {}, { tools });
+    const waiting = await waitFor(first, thread.id, run.id, ['requires_action']);
+    await ok(first, 'DELETE', `/v1/policies/usage-limits/${policyId}`);
+    expect(await heldReservations(first)).toBeGreaterThan(0);
+    await first.close();
+    firstOpen = false;
+
+    const second = await createTestApp(env);
+    try {
+      const callId = waiting.required_action.submit_tool_outputs.tool_calls[0].id;
+      await ok(second, 'POST', `/v1/threads/${thread.id}/runs/${run.id}/submit_tool_outputs`, { tool_outputs: [{ tool_call_id: callId, output: 'fog' }] }, DATA_PLANE);
+      const done = await waitFor(second, thread.id, run.id, ['completed']);
+      await allSettled(second);
+      const [create, submit] = (await runEnforcement(second, thread.id, run.id)).enforcement.admissions;
+      expect(submit).toMatchObject({ kind: 'submit_tool_outputs', limits: [], settlement: null });
+      expect(create.settlement.action).toBe('settled');
+      expect(create.settlement.totalTokens).toBeLessThan(done.usage.total_tokens);
+      expect(Object.values(await policyUsage(second, policyId))[0].current_usage).toBe(create.settlement.totalTokens);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    if (firstOpen) await first.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

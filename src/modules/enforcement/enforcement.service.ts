@@ -15,6 +15,7 @@
  * `Run.enforcement`); refusals are counted on /metrics by reason.
  */
 import type { EntityManager } from '@mikro-orm/core';
+import { executeSql } from '../../db/sql.js';
 import { AppError, GuardrailDeniedError, NotFoundError, PermissionError, RateLimitError, UsageLimitError } from '../../errors.js';
 import { uuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
@@ -28,7 +29,7 @@ import { tokenUpperBounds } from '../runs/models/tokens.js';
 import { nextOrdinal } from '../runs/ordinal.js';
 import { readableSoFar } from '../runs/readable.js';
 import type { RunUsage } from '../runs/run.entity.js';
-import { measureUsage, usageEngine, type BucketAmounts, type LimitSpec, type Reservation, type UsageAmount } from '../usage/usage-engine.js';
+import { measureUsage, usageEngine, type BucketAmounts, type LimitSpec, type Reservation, type UsageAmount, type WithClaim } from '../usage/usage-engine.js';
 import { guardrailDecision, type AdmissionDecision, type GuardrailDecision, type LimitDecision, type Settlement } from './decisions.js';
 import { EnforcementRecordSchema, type EnforcementRecord } from './enforcement-record.entity.js';
 import { estimateTokens, segmentUsage, type UsagePoint } from './estimate.js';
@@ -39,16 +40,28 @@ interface PendingAdmission {
   guardrails: GuardrailDecision | null;
   reservation: Reservation | null;
   prices: Record<string, { input: number; output: number }> | null;
+  /** Its record, once written in the request's transaction. */
+  record: AdmissionToSettle | null;
 }
 
 const pendingAdmissions = new WeakMap<Admission, PendingAdmission>();
 
+/** What settling a run needs of an admission record. */
+type AdmissionToSettle = Pick<EnforcementRecord, 'id' | 'reservation' | 'prices' | 'usageAtStart' | 'settledAt'>;
+
 /**
- * Runs this process admitted, and whether any of their admissions holds a reservation: a run
- * known to hold none finishes without touching the database. Runs not in it (admitted before a
- * restart) are looked up.
+ * The admission records this process wrote for runs that have not ended, in order. `complete`
+ * when the run's first admission (its create) is among them: then a run none of whose admissions
+ * holds a reservation ends without touching the database, and, alone on the database (no other
+ * instance can admit a submission to it), it settles without reading its records back. Otherwise
+ * (a submission to a run admitted before a restart, or by another instance) they are read.
  */
-const holdsReservation = (runtime: Runtime) => runtime.singleton('enforcement.holdsReservation', () => new Map<string, boolean>());
+interface RunAdmissions {
+  complete: boolean;
+  records: AdmissionToSettle[];
+}
+
+const admittedRuns = (runtime: Runtime) => runtime.singleton('enforcement.admittedRuns', () => new Map<string, RunAdmissions>());
 
 // ---------------------------------------------------------------------------------------------
 // Admission
@@ -73,6 +86,7 @@ export async function enforceAdmission(ctx: ModelWorkContext, admission: Admissi
     guardrails: null,
     reservation: null,
     prices: provider.integration.prices ?? null,
+    record: null,
   };
   pendingAdmissions.set(admission, pending);
 
@@ -191,7 +205,7 @@ export function recordAdmissionDecisions(
   const pending = pendingAdmissions.get(admission);
   if (!pending) return;
   const now = ctx.runtime.clock.now();
-  rtx.insert(EnforcementRecordSchema, {
+  const record = rtx.insert(EnforcementRecordSchema, {
     id: uuid(),
     runId,
     organisationId: admission.request.organisationId,
@@ -210,6 +224,7 @@ export function recordAdmissionDecisions(
     settledAt: pending.reservation ? null : now,
     createdAt: now,
   });
+  pending.record = record;
 }
 
 /** The admitted request's writes (its record among them) committed: the run may hold a reservation to settle. */
@@ -217,8 +232,11 @@ export function admissionCommitted(ctx: ModelWorkContext, admission: Admission, 
   const pending = pendingAdmissions.get(admission);
   if (!pending) return;
   pendingAdmissions.delete(admission);
-  const held = holdsReservation(ctx.runtime);
-  held.set(runId, (held.get(runId) ?? false) || pending.reservation !== null);
+  if (!pending.record) return;
+  const runs = admittedRuns(ctx.runtime);
+  const known = runs.get(runId) ?? { complete: admission.request.kind !== 'submit_tool_outputs', records: [] };
+  known.records.push(pending.record);
+  runs.set(runId, known);
 }
 
 /** The admitted request will not run: give its reservation back. */
@@ -318,21 +336,30 @@ export async function checkRunOutput(runtime: Runtime, input: OutputCheckInput):
 }
 
 export async function runFinished(runtime: Runtime, run: RunSummary, usage: RunUsage): Promise<void> {
-  const held = holdsReservation(runtime);
-  const known = held.get(run.id);
-  held.delete(run.id);
-  if (known === false) return;
+  const runs = admittedRuns(runtime);
+  const known = runs.get(run.id);
+  runs.delete(run.id);
+  if (known?.complete) {
+    if (!known.records.some((r) => r.reservation)) return;
+    if (runtime.instances.alone) return settleAdmissions(runtime, run.id, known.records, usage, run.model);
+  }
   await settleRun(runtime, run.id, usage, run.model);
 }
 
-/**
- * Counts the run's usage into every bucket its admissions reserved on: each admission pays for
- * its segment of the run (see segmentUsage), settled once (a conditional update claims it);
- * an admission whose segment used nothing gives its reservation back.
- */
+/** Settles the run from its admission records as stored (see settleAdmissions). */
 export async function settleRun(runtime: Runtime, runId: string, final: UsagePoint, model: string): Promise<void> {
-  const em = runtime.fork();
-  const records = await em.find(EnforcementRecordSchema, { runId, stage: 'admission' }, { orderBy: { ordinal: 'asc' } });
+  const records = await runtime.fork().find(EnforcementRecordSchema, { runId, stage: 'admission' }, { orderBy: { ordinal: 'asc' } });
+  await settleAdmissions(runtime, runId, records, final, model);
+}
+
+/**
+ * Counts the run's usage into every bucket its admissions (all of the run's, in order) reserved
+ * on: each admission pays for its segment of the run (see segmentUsage); an admission whose
+ * segment used nothing gives its reservation back. The record's settlement is written in the
+ * transaction that settles or releases the reservation, by the call that claims it: exactly once,
+ * and never a record that says settled beside buckets that are not.
+ */
+async function settleAdmissions(runtime: Runtime, runId: string, records: readonly AdmissionToSettle[], final: UsagePoint, model: string): Promise<void> {
   if (!records.some((r) => r.reservation && !r.settledAt)) return;
   const segments = segmentUsage(
     records.map((r) => r.usageAtStart ?? { prompt_tokens: 0, completion_tokens: 0 }),
@@ -340,41 +367,34 @@ export async function settleRun(runtime: Runtime, runId: string, final: UsagePoi
   );
   const engine = usageEngine(runtime);
   for (const [i, record] of records.entries()) {
-    if (record.settledAt) continue;
-    const now = runtime.clock.now();
-    const claimed = await em
-      .getConnection()
-      .execute<{ affectedRows: number }>('update run_enforcement_records set settled_at = ? where id = ? and settled_at is null', [now, record.id], 'run');
-    if (claimed.affectedRows !== 1) continue;
+    const { reservation } = record;
+    if (record.settledAt || !reservation) continue;
     const segment = segments[i];
-    let amount: UsageAmount = { tokens: segment.total_tokens, cost: 0 };
-    let action: Settlement['action'] = segment.total_tokens > 0 ? 'settled' : 'released';
+    const now = runtime.clock.now();
+    const settled = (action: Settlement['action'], cost: number): WithClaim => {
+      const settlement: Settlement = {
+        action,
+        promptTokens: segment.prompt_tokens,
+        completionTokens: segment.completion_tokens,
+        totalTokens: segment.total_tokens,
+        cost,
+        at: now.toISOString(),
+      };
+      return (tx) => executeSql(tx, 'update run_enforcement_records set settled_at = ?, settlement = ? where id = ? and settled_at is null', [now, JSON.stringify(settlement), record.id], 'run');
+    };
     try {
-      if (record.reservation) {
-        if (action === 'settled') {
-          amount = measureUsage(record.reservation.specs, model, segment, record.prices ?? undefined);
-          await engine.settle(record.reservation, amount);
-        } else {
-          await engine.release(record.reservation);
-        }
+      if (segment.total_tokens > 0) {
+        const amount = measureUsage(reservation.specs, model, segment, record.prices ?? undefined);
+        await engine.settle(reservation, amount, settled('settled', amount.cost));
+      } else {
+        await engine.release(reservation, settled('released', 0));
       }
     } catch (error) {
       // A failed settle changed nothing (one transaction): give the estimate back now rather than
       // leave it held until the stale-reservation sweep.
       runtime.logger.error({ err: error, runId, recordId: record.id }, 'could not settle a run’s usage; releasing its reservation');
-      action = 'released';
-      amount = { tokens: 0, cost: 0 };
-      if (record.reservation) await engine.release(record.reservation).catch((releaseError: unknown) => runtime.logger.error({ err: releaseError, runId }, 'could not release a reservation'));
+      await engine.release(reservation, settled('released', 0)).catch((releaseError: unknown) => runtime.logger.error({ err: releaseError, runId }, 'could not release a reservation'));
     }
-    const settlement: Settlement = {
-      action,
-      promptTokens: segment.prompt_tokens,
-      completionTokens: segment.completion_tokens,
-      totalTokens: segment.total_tokens,
-      cost: amount.cost,
-      at: now.toISOString(),
-    };
-    await em.getConnection().execute('update run_enforcement_records set settlement = ? where id = ?', [JSON.stringify(settlement), record.id], 'run');
   }
 }
 

@@ -55,6 +55,9 @@ export interface Reservation {
   createdAt: Date;
 }
 
+/** Statements that commit with a settle or release, run in its transaction once it claimed the reservation. */
+export type WithClaim = (tx: EntityManager) => Promise<void>;
+
 /** A bucket's usage in a limit's unit: settled, and held by requests in progress. */
 export interface BucketAmounts {
   currentUsage: number;
@@ -329,9 +332,11 @@ export class UsageEngine {
   /**
    * Replaces the estimate by the actual usage on the reserved buckets, then raises any alert now
    * due. Exactly once per reservation: a second settle, or a settle after release, changes nothing.
-   * A reservation the stale sweep gave back still has its usage counted.
+   * A reservation the stale sweep gave back still has its usage counted. `withClaim` writes what
+   * must commit with the settle (the caller's record of it), inside its transaction, only when this
+   * call is the one that settles.
    */
-  async settle(reservation: Reservation, actual: UsageAmount): Promise<void> {
+  async settle(reservation: Reservation, actual: UsageAmount, withClaim?: WithClaim): Promise<void> {
     if (reservation.items.length === 0) return;
     const now = this.runtime.clock.now();
     const units = reservation.specs.map((spec) => toUnits(spec.type, amountFor(spec.type, actual)));
@@ -341,6 +346,7 @@ export class UsageEngine {
         if (!(await this.claimReservation(tx, reservation.id, 'expired', 'settled', now))) return null;
         giveBack = false;
       }
+      await withClaim?.(tx);
       const out: TouchedBucket[] = [];
       for (const [i, spec] of reservation.specs.entries()) {
         const item = reservation.items[i];
@@ -362,12 +368,13 @@ export class UsageEngine {
     await this.raiseAlerts(touched, now);
   }
 
-  /** Gives the estimate back (the call failed before any usage). Exactly once; no-op after settle. */
-  async release(reservation: Reservation): Promise<void> {
+  /** Gives the estimate back (the call failed before any usage). Exactly once; no-op after settle. `withClaim` as for `settle`. */
+  async release(reservation: Reservation, withClaim?: WithClaim): Promise<void> {
     if (reservation.items.length === 0) return;
     const now = this.runtime.clock.now();
     await this.runtime.fork().transactional(async (tx) => {
       if (!(await this.claimReservation(tx, reservation.id, 'pending', 'released', now))) return;
+      await withClaim?.(tx);
       for (const item of reservation.items) {
         await exec(tx, 'update usage_buckets set reserved = reserved - ?, updated_at = ? where id = ?', [item.units, now, item.bucketId], 'run');
       }
