@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
+import { SqliteConnection } from './sqlite-driver.js';
 
 /**
  * The SQL dialect `em` speaks, for the few statements that must differ (date functions): the rest
@@ -13,12 +14,18 @@ export function dialectOf(em: EntityManager): 'sqlite' | 'postgresql' {
  * Raw SQL on an EntityManager's connection, inside its transaction when it has one. Always pass the
  * transaction's manager inside `em.transactional`: SQLite runs one connection per process, so a
  * statement sent outside the open transaction waits for it forever.
+ * On SQLite the values are bound, the text kept prepared and the statement run on the connection
+ * itself (`SqliteConnection.executeBound`); on PostgreSQL MikroORM writes them into the text.
+ * Values: strings, numbers, null, booleans, Dates (SQLite stores them as Unix ms, as MikroORM
+ * does), plain objects (as JSON).
  */
 export async function executeSql<T = unknown>(em: EntityManager, sql: string, params: unknown[], method: 'all' | 'get' | 'run' = 'all'): Promise<T> {
   const connection = em.getConnection() as unknown as {
     execute(sql: string, params: unknown[], method: 'all' | 'get' | 'run', ctx?: unknown): Promise<T>;
   };
-  return connection.execute(sql, params, method, em.isInTransaction() ? em.getTransactionContext() : undefined);
+  const ctx = em.isInTransaction() ? em.getTransactionContext() : undefined;
+  if (connection instanceof SqliteConnection) return connection.executeBound<T>(sql, params, method, ctx);
+  return connection.execute(sql, params, method, ctx);
 }
 
 interface RawConnection {
@@ -27,15 +34,16 @@ interface RawConnection {
 }
 
 /**
- * Raw SQL inside `em`'s transaction with its values bound, as MikroORM's own `execute` would run
- * it but without writing the values into the text: the run path's statements then keep one text
- * each, which SQLite keeps prepared (sqlite-driver.ts) instead of parsing every run's anew.
- * Values: strings, numbers, null, Dates (SQLite stores them as Unix ms, as MikroORM does).
+ * Raw SQL inside `em`'s transaction with its values bound on every database: the run path's
+ * statements keep one text each (PostgreSQL then parses no values into them; SQLite keeps them
+ * prepared as for `executeSql`). Values as for `executeSql`.
  */
 export async function boundSql<T>(em: EntityManager, sql: string, params: unknown[], method: 'all' | 'get' | 'run' = 'all'): Promise<T> {
   const connection = em.getConnection() as unknown as RawConnection;
+  const ctx = em.isInTransaction() ? em.getTransactionContext() : undefined;
+  if (connection instanceof SqliteConnection) return connection.executeBound<T>(sql, params, method, ctx);
   const query = connection.getKnex().raw(sql, params);
-  if (em.isInTransaction()) query.transacting(em.getTransactionContext());
+  if (ctx) query.transacting(ctx);
   return connection.transformRawResult<T>(await query, method);
 }
 

@@ -1,4 +1,4 @@
-import type { Configuration, Dictionary, Transaction } from '@mikro-orm/core';
+import { Utils, type Configuration, type Dictionary, type Transaction } from '@mikro-orm/core';
 import { AbstractSqlDriver, BetterSqliteKnexDialect, type AbstractSqlConnection, type CheckDef } from '@mikro-orm/knex';
 import { BetterSqliteConnection, BetterSqlitePlatform, BetterSqliteSchemaHelper } from '@mikro-orm/better-sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,9 +17,22 @@ export const BUSY_WAIT_MS = 10_000;
  */
 class Dialect extends BetterSqliteKnexDialect {
   declare config: { onStatement?: (sql: string) => void };
+  /** The connections this client has open (its pool keeps one: see orm.ts). */
+  readonly databases = new Set<Database>();
+
+  async acquireRawConnection(): Promise<Database> {
+    const db = await (super.acquireRawConnection as () => Promise<Database>).call(this);
+    reusePreparedStatements(db);
+    this.databases.add(db);
+    return db;
+  }
+
+  async destroyRawConnection(db: Database): Promise<void> {
+    this.databases.delete(db);
+    await (super.destroyRawConnection as (db: Database) => Promise<void>).call(this, db);
+  }
 
   async _query(connection: Database, obj: { sql: string }): Promise<unknown> {
-    reusePreparedStatements(connection);
     const begin = /^\s*begin\s*;?\s*$/i.test(obj.sql);
     if (begin) obj.sql = 'begin immediate';
     this.config.onStatement?.(obj.sql);
@@ -39,30 +52,35 @@ class Dialect extends BetterSqliteKnexDialect {
 /** The part of a better-sqlite3 connection this file uses. */
 interface Database {
   inTransaction: boolean;
-  prepare(sql: string): unknown;
+  prepare(sql: string): Statement;
+}
+
+interface Statement {
+  /** Whether the statement returns rows (a select, a pragma, `… returning`). */
+  reader: boolean;
+  all(values: unknown[]): unknown[];
+  run(values: unknown[]): { changes: number; lastInsertRowid: number | bigint };
 }
 
 /** Statement texts kept prepared per connection, and texts remembered as seen once; the oldest go first past these. */
 const PREPARED_LIMIT = 200;
 const SEEN_LIMIT = 2_000;
-const reusing = new WeakSet<Database>();
 
 /**
  * knex's better-sqlite3 dialect prepares every statement it runs, each time (a parse and plan by
  * SQLite, the largest single cost of a small query here). MikroORM writes the values into the
- * text, so most texts are seen once; but some come back on every request (`begin immediate`,
- * `COMMIT;`, `pragma data_version`, queries without values). A text seen a second time is kept
+ * text of its own queries, so most of those are seen once; but some come back on every request
+ * (`begin immediate`, `COMMIT;`, queries without values, and the raw statements of src/db/sql.ts,
+ * which bind their values: `SqliteConnection.executeBound`). A text seen a second time is kept
  * prepared on its connection from then on. A prepared statement is only run synchronously (`all`,
  * `run`), never iterated, so one object serves every caller; SQLite prepares it again by itself if
  * the schema changed since.
  */
 function reusePreparedStatements(db: Database): void {
-  if (reusing.has(db)) return;
-  reusing.add(db);
   const prepare = db.prepare.bind(db);
-  const prepared = new Map<string, unknown>();
+  const prepared = new Map<string, Statement>();
   const seen = new Set<string>();
-  db.prepare = (sql: string) => {
+  db.prepare = (sql: string): Statement => {
     const kept = prepared.get(sql);
     if (kept !== undefined) return kept;
     const statement = prepare(sql);
@@ -78,11 +96,93 @@ function keep<V>(into: Map<string, V> | Set<string>, key: string, value: V, limi
   else into.add(key);
 }
 
-class Connection extends BetterSqliteConnection {
+/** The part of a knex transaction (MikroORM's transaction context) this file uses. */
+interface KnexTransaction {
+  isCompleted(): boolean;
+}
+
+export class SqliteConnection extends BetterSqliteConnection {
   override createKnex(): void {
     this.client = this.createKnexClient(Dialect as unknown as string);
     this.connected = true;
   }
+
+  /**
+   * Runs one statement with its values bound, inside `ctx` (a transaction context) when given.
+   * knex's path (raw query, runner, pool, transaction client: promises and objects per statement)
+   * costs many times the statement itself, so where it is sound the statement runs directly on the
+   * better-sqlite3 connection, prepared once (`reusePreparedStatements`):
+   * - inside `ctx`: on the transaction's own connection, while the transaction is open;
+   * - outside a transaction: on the pool's single connection when no transaction is open on it.
+   *   better-sqlite3 runs a statement synchronously, so it cannot interleave with another's; a
+   *   statement waiting for an open transaction (or for another process's write lock: SQLITE_BUSY)
+   *   takes knex's path, which queues for the connection and waits for the lock (Dialect._query).
+   * Values as knex's better-sqlite3 dialect and MikroORM bind them (`bindable`); a list, which
+   * neither binds, is written into the text by MikroORM's `execute` as before.
+   */
+  async executeBound<T>(sql: string, params: readonly unknown[], method: 'all' | 'get' | 'run', ctx?: Transaction): Promise<T> {
+    const values = bindable(params);
+    if (!values) return (await this.execute(sql, params as unknown[], method, ctx)) as T;
+    const db = this.directConnection(ctx as KnexTransaction | undefined);
+    if (db) {
+      let result: unknown;
+      try {
+        const statement = db.prepare(sql);
+        result = statement.reader ? statement.all(values) : statement.run(values);
+      } catch (error) {
+        if (ctx || (error as { code?: string }).code !== 'SQLITE_BUSY') {
+          this.dialect.config.onStatement?.(sql);
+          throw error;
+        }
+        return this.executeThroughKnex(sql, values, method, ctx);
+      }
+      this.dialect.config.onStatement?.(sql);
+      return this.transformRawResult<T>(result, method);
+    }
+    return this.executeThroughKnex(sql, values, method, ctx);
+  }
+
+  private get dialect(): Dialect {
+    return this.getKnex().client as unknown as Dialect;
+  }
+
+  /**
+   * The connection a statement may run on directly now (see executeBound), or none. The pool
+   * holds one connection (orm.ts), so an open transaction `ctx` is on it.
+   */
+  private directConnection(ctx: KnexTransaction | undefined): Database | undefined {
+    const { databases } = this.dialect;
+    if (databases.size !== 1) return undefined;
+    const db: Database = databases.values().next().value!;
+    if (ctx) return db.inTransaction && !ctx.isCompleted() ? db : undefined;
+    return db.inTransaction ? undefined : db;
+  }
+
+  private async executeThroughKnex<T>(sql: string, values: unknown[], method: 'all' | 'get' | 'run', ctx?: Transaction): Promise<T> {
+    const query = this.getKnex().raw(sql, values as never);
+    if (ctx) query.transacting(ctx as never);
+    return this.transformRawResult<T>(await query, method);
+  }
+}
+
+/**
+ * Values as better-sqlite3 takes them: Dates as Unix milliseconds and booleans as 0/1 (as knex's
+ * dialect binds them and MikroORM stores them), plain objects as JSON (as MikroORM writes them),
+ * undefined as null. Null when a value is none of these nor a string, number, bigint or Buffer.
+ */
+function bindable(params: readonly unknown[]): unknown[] | null {
+  const values = new Array<unknown>(params.length);
+  for (let i = 0; i < params.length; i++) {
+    const value = params[i];
+    if (value === null || value === undefined) values[i] = null;
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') values[i] = value;
+    else if (typeof value === 'boolean') values[i] = Number(value);
+    else if (value instanceof Date) values[i] = value.getTime();
+    else if (Buffer.isBuffer(value)) values[i] = value;
+    else if (Utils.isPlainObject(value)) values[i] = JSON.stringify(value);
+    else return null;
+  }
+  return values;
 }
 
 /**
@@ -110,8 +210,8 @@ class Platform extends BetterSqlitePlatform {
  * `@mikro-orm/better-sqlite`'s driver with the lock waiting and the schema reader above. Pass
  * `driverOptions: { onStatement }` to see every statement sent, transaction control included.
  */
-export class SqliteDriver extends AbstractSqlDriver<Connection, Platform> {
+export class SqliteDriver extends AbstractSqlDriver<SqliteConnection, Platform> {
   constructor(config: Configuration) {
-    super(config, new Platform(), Connection, ['knex', 'better-sqlite3']);
+    super(config, new Platform(), SqliteConnection, ['knex', 'better-sqlite3']);
   }
 }

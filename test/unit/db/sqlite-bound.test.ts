@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, expect, it, vi } from 'vitest';
+import { openOrm, type Orm } from '../../../src/db/orm.js';
+import { boundSql, executeSql } from '../../../src/db/sql.js';
+
+// better-sqlite3 ships no typings: only the method spied on is described.
+const Database = createRequire(import.meta.url)('better-sqlite3') as { prototype: { prepare(sql: string): unknown } };
+
+const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bound-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+async function open(file: string, statements: string[] = []): Promise<Orm> {
+  const orm = await openOrm({ database: { dialect: 'sqlite', file }, entities: [], onQuery: (sql) => statements.push(sql) });
+  await executeSql(orm.em.fork(), 'create table if not exists t (id integer primary key, v text, n real, at integer, flag integer, doc text)', [], 'run');
+  return orm;
+}
+
+/** A transaction on `orm` that has run `sql` and stays open until `release` (then ends with `end`). */
+async function heldTransaction(orm: Orm, sql: string, end: 'commit' | 'rollback') {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let began!: () => void;
+  const inside = new Promise<void>((resolve) => (began = resolve));
+  const transaction = orm.em.fork().transactional(async (tx) => {
+    await executeSql(tx, sql, [], 'run');
+    began();
+    await held;
+    if (end === 'rollback') throw new Error('rolled back');
+  });
+  await inside;
+  return { transaction, release };
+}
+
+const knexOf = (orm: Orm) => (orm.em.getConnection() as unknown as { getKnex(): { raw(...args: unknown[]): unknown } }).getKnex();
+
+it('binds values as MikroORM stores them and runs a statement prepared once, on the connection itself', async () => {
+  const statements: string[] = [];
+  const orm = await open(':memory:', statements);
+  try {
+    const prepare = vi.spyOn(Database.prototype, 'prepare');
+    const raw = vi.spyOn(knexOf(orm), 'raw');
+    statements.length = 0;
+    const insert = 'insert into t (v, n, at, flag, doc) values (?, ?, ?, ?, ?)';
+    const at = new Date('2026-11-24T04:30:00.000Z');
+    for (let i = 0; i < 4; i++) {
+      const result = await executeSql(orm.em.fork(), insert, [`v${i}`, 1.5, at, i % 2 === 0, { i }], 'run');
+      expect(result).toMatchObject({ affectedRows: 1, insertId: i + 1 });
+    }
+    await boundSql(orm.em.fork(), insert, [undefined, null, null, false, null], 'run');
+    const rows = await executeSql(orm.em.fork(), 'select v, n, at, flag, doc from t where id <= ? order by id', [2]);
+    expect(rows).toEqual([
+      { v: 'v0', n: 1.5, at: at.getTime(), flag: 1, doc: '{"i":0}' },
+      { v: 'v1', n: 1.5, at: at.getTime(), flag: 0, doc: '{"i":1}' },
+    ]);
+    expect(await executeSql(orm.em.fork(), 'select v, flag from t where id = ?', [5], 'get')).toEqual({ v: null, flag: 0 });
+    expect(await executeSql(orm.em.fork(), 'select v from t where id = ?', [99], 'get')).toBeUndefined();
+    // `returning` on a write: its rows.
+    expect(await boundSql(orm.em.fork(), 'update t set n = n + ? where id = ? returning id, n', [1, 1])).toEqual([{ id: 1, n: 2.5 }]);
+
+    // Every statement seen by the hook once; the text with values repeated is prepared at most twice
+    // (seen once, then kept); knex's query path was not taken.
+    expect(statements.filter((sql) => sql === insert)).toHaveLength(5);
+    expect(prepare.mock.calls.filter(([sql]) => sql === insert).length).toBeLessThanOrEqual(2);
+    expect(raw).not.toHaveBeenCalled();
+    // A list, which SQLite cannot bind, is written into the text as before.
+    expect(await executeSql(orm.em.fork(), 'select v from t where v in (?) order by v', [['v1', 'v3']])).toEqual([{ v: 'v1' }, { v: 'v3' }]);
+  } finally {
+    await orm.close(true);
+  }
+});
+
+it('inside a transaction runs in it; outside, waits for the open transaction instead of joining it', async () => {
+  const orm = await open(':memory:');
+  try {
+    const { transaction, release } = await heldTransaction(orm, "insert into t (v) values ('in')", 'rollback');
+    const write = executeSql(orm.em.fork(), "insert into t (v) values ('out')", [], 'run');
+    const read = boundSql<{ v: string }[]>(orm.em.fork(), 'select v from t order by id', []);
+    release();
+    await expect(transaction).rejects.toThrow('rolled back');
+    await write;
+    // 'in' went with the rollback; the others ran after it, in their order: had they run on the
+    // connection while the transaction was open, the read would have seen 'in' and the rollback
+    // taken 'out' with it.
+    expect(await read).toEqual([{ v: 'out' }]);
+    expect(await executeSql(orm.em.fork(), 'select v from t', [])).toEqual([{ v: 'out' }]);
+  } finally {
+    await orm.close(true);
+  }
+});
+
+it("waits for another connection's write lock without blocking, and counts the statement once", async () => {
+  const file = join(dir, 'shared.sqlite');
+  const statements: string[] = [];
+  const first = await open(file);
+  const second = await open(file, statements);
+  try {
+    const { transaction, release } = await heldTransaction(first, "insert into t (v) values ('first')", 'commit');
+    statements.length = 0;
+    let done = false;
+    const write = executeSql(second.em.fork(), 'insert into t (v) values (?)', ['second'], 'run').then(() => (done = true));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(done).toBe(false);
+    release();
+    await transaction;
+    await write;
+    expect(await executeSql(second.em.fork(), 'select v from t order by id', [])).toEqual([{ v: 'first' }, { v: 'second' }]);
+    expect(statements.filter((sql) => sql.startsWith('insert into t'))).toHaveLength(1);
+  } finally {
+    await second.close(true);
+    await first.close(true);
+  }
+});
