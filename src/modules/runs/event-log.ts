@@ -84,13 +84,20 @@ export function publishEvents(runtime: Runtime, runId: string, records: readonly
   for (const record of records) runtime.pubsub.publish(runEventsTopic(runId), record);
 }
 
+/**
+ * The run's events after `after`, in order (at most `limit`). One bound statement rather than an
+ * entity query: every stream of a run starts with this read (a streamed run's request waits for
+ * it before its first frame), and the ORM's query building and entity hydration cost more than
+ * the statement. `data` is converted as the ORM hydrates it (text on SQLite, parsed by pg).
+ */
 export async function readEvents(em: EntityManager, runId: string, after: number, limit?: number): Promise<RunEventRecord[]> {
-  const rows = await em.find(
-    RunEventSchema,
-    { runId, sequence: { $gt: after } },
-    { orderBy: { sequence: 'asc' }, limit, fields: ['sequence', 'event', 'data'] },
-  );
-  return rows.map((row) => ({ sequence: row.sequence, event: row.event, data: row.data }));
+  const sql = 'select sequence, event, data from run_events where run_id = ? and sequence > ? order by sequence';
+  const rows = limit === undefined
+    ? await boundSql<{ sequence: number; event: string; data: unknown }[]>(em, sql, [runId, after])
+    : await boundSql<{ sequence: number; event: string; data: unknown }[]>(em, `${sql} limit ?`, [runId, after, limit]);
+  const json = em.getMetadata().get(RunEventSchema.meta.className).properties.data.customType!;
+  const platform = em.getPlatform();
+  return rows.map((row) => ({ sequence: Number(row.sequence), event: row.event, data: json.convertToJSValue(row.data, platform) }));
 }
 
 const RUN_STATUS_EVENT = /^thread\.run\.([a-z_]+)$/;

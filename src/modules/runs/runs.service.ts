@@ -14,7 +14,7 @@ import type { Workspace } from '../tenancy/workspace.entity.js';
 import { abandonAdmission, admissionCommitted, admitModelWork, recordAdmission, type Admission, type Admitted, type ModelWorkContext, type ModelWorkKind } from './admission.js';
 import { AssistantSchema, type Assistant } from './assistant.entity.js';
 import { execute, readEvents, type EventDraft, type RunEventRecord } from './event-log.js';
-import { runExecutor } from './executor.js';
+import { runExecutor, type QueuedRun } from './executor.js';
 import { MessageSchema, type Message, type TextContent } from './message.entity.js';
 import { nextOrdinal } from './ordinal.js';
 import { pageOf, pagesOf, type PageArgs } from './pagination.js';
@@ -69,6 +69,22 @@ export interface DeletedObject {
 /** The workspace new objects go to (from the config cache). */
 function homeWorkspace(ctx: ServiceContext): Promise<Workspace> {
   return cachedHomeWorkspace(ctx.em, ctx.runtime, ctx.principal);
+}
+
+/**
+ * The runs a request has just queued (run creation, tool outputs), by its context. Following one
+ * of them in the same request (REST `stream: true`) needs no lookup: the mutation has just checked
+ * the thread and the run for this caller and written them, and a queued run cannot have expired.
+ * Keyed by the context object, so the entry goes with the request.
+ */
+const queuedByRequest = new WeakMap<ServiceContext, Set<string>>();
+
+/** Queues the run for execution and notes that this request queued it. */
+function queue(ctx: ServiceContext, threadId: string, runId: string, known?: QueuedRun): void {
+  runExecutor(ctx.runtime).enqueue(runId, known);
+  const queued = queuedByRequest.get(ctx) ?? new Set<string>();
+  queued.add(`${threadId}/${runId}`);
+  queuedByRequest.set(ctx, queued);
 }
 
 function notFound(kind: string, id: string): NotFoundError {
@@ -532,7 +548,7 @@ export async function createRun(ctx: ModelWorkContext, threadId: string, input: 
     await recordAdmission(rtx, ctx, provider.admission, runId, { prompt_tokens: 0, completion_tokens: 0 });
     return created;
   }), (r) => r.id))!;
-  runExecutor(ctx.runtime).enqueue(run.id, { run, provider: provider.admission.provider });
+  queue(ctx, thread.id, run.id, { run, provider: provider.admission.provider });
   return { value: { ...runObject(run), stream_after: 0 }, answer: provider.admission.answer };
 }
 
@@ -566,7 +582,7 @@ export async function createThreadAndRun(ctx: ModelWorkContext, input: CreateThr
     return created;
   }), (r) => r.id))!;
   const messages = newThread.messages.map((m, i) => ({ ordinal: i, role: m.role, text: contentText(m.content) }));
-  runExecutor(ctx.runtime).enqueue(run.id, { run, provider: provider.admission.provider, messages });
+  queue(ctx, run.threadId, run.id, { run, provider: provider.admission.provider, messages });
   return { value: { ...runObject(run), stream_after: 0 }, answer: provider.admission.answer };
 }
 
@@ -690,7 +706,7 @@ export async function submitToolOutputs(
     const now = await applyExpiry(ctx, await ctx.em.findOneOrFail(RunSchema, { id: runId }, { refresh: true }));
     throw notAccepting(now.status);
   }
-  runExecutor(ctx.runtime).enqueue(runId);
+  queue(ctx, threadId, runId);
   return { value: { ...runObject(result.run), stream_after: result.after }, answer: admission.answer };
 }
 
@@ -705,9 +721,9 @@ export async function listRunEvents(ctx: ServiceContext, threadId: string, runId
 /**
  * The run's events after `after`, then live ones, until the run is terminal (or waiting for tool
  * outputs, with `endAtRequiresAction`): see RunFollower. Validation (404) happens here, before
- * the follower is used.
+ * the follower is used (a run this request has just queued is known to exist).
  */
 export async function followRunEvents(ctx: ServiceContext, options: FollowOptions): Promise<RunFollower> {
-  await loadRun(ctx, options.threadId, options.runId);
+  if (!queuedByRequest.get(ctx)?.has(`${options.threadId}/${options.runId}`)) await loadRun(ctx, options.threadId, options.runId);
   return new RunFollower(ctx.runtime, options);
 }

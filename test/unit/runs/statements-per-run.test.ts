@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runExecutor } from '../../../src/modules/runs/executor.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
-import { H } from '../../helpers/run-fixtures.js';
+import { H, names, parseSse } from '../../helpers/run-fixtures.js';
 
 let t: TestApp;
 let statements: string[] | null = null;
@@ -52,4 +52,27 @@ it('a run on local: one transaction in the request, one for the whole execution,
   expect(transactions).toBe(2);
   expect(counted.length, counted.join('\n')).toBeLessThanOrEqual(12 + lease);
   expect(inRequest).toBeLessThanOrEqual(8);
+});
+
+it('a streamed run: its stream reads the log once, and neither the thread nor the run the request has just written', async () => {
+  const assistant = (await t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
+  const body = { assistant_id: assistant.id, stream: true, thread: { messages: [{ role: 'user', content: 'Say something short.' }] } };
+  await t.request('POST', '/v1/threads/runs', { body, headers: H });
+  await runExecutor(t.app.runtime).whenIdle();
+
+  statements = [];
+  const response = await t.request('POST', '/v1/threads/runs', { body, headers: H });
+  await runExecutor(t.app.runtime).whenIdle();
+  const all = statements;
+  statements = null;
+
+  expect(response.status).toBe(200);
+  expect(names(parseSse(response.text)).slice(-2)).toEqual(['thread.run.completed', 'done']);
+  const reads = all.filter((sql) => /^\s*select/i.test(sql));
+  expect(reads.filter((sql) => /\brun_events\b/.test(sql)), all.join('\n')).toHaveLength(1);
+  expect(reads.filter((sql) => /\b(threads|runs)\b/.test(sql)), all.join('\n')).toEqual([]);
+  const counted = all.filter((sql) => !/^\s*(begin|commit|rollback|savepoint|release)/i.test(sql) && !/^\s*insert into\W+request_logs/i.test(sql));
+  const lease = t.app.runtime.instances.alone ? 0 : 1;
+  // The run's own statements and the one read of its log.
+  expect(counted.length, counted.join('\n')).toBeLessThanOrEqual(13 + lease);
 });
