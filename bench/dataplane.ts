@@ -24,7 +24,10 @@ import { intEnv, listen, quantile } from './lib.js';
  * sending them) and p50/p95/p99 of the client's latency and of the response's
  * `x-gateway-overhead-ms` (time in the gateway before the answer; the model runs in the
  * background, so it is not in it, but the background runs share the process), then the (b)/(a)
- * ratios of p50 overhead and of throughput. After every batch, and so before closing, it waits
+ * ratios of p50 overhead and of throughput; then, less noisy on a shared machine, the process's
+ * CPU per run and the app's SQL statements per run (request, execution, settlement, and the
+ * batched request-log and evaluation writes that fall in a batch), both over the recorded batches
+ * with their drains (client included; the drains' own queries not counted). After every batch, and so before closing, it waits
  * (bounded) until no run is queued or in progress and no reservation is held; then it closes both
  * apps as `server.ts` does. It asserts nothing; a hard deadline ends it if anything hangs.
  *
@@ -83,6 +86,8 @@ function stats(values: number[]): Stats {
 /** One running app on 127.0.0.1 with its own database. */
 interface Gateway {
   app: App;
+  /** Statements the app ran so far (the runtime's onQuery hook), the bench's own drain queries included. */
+  statements: { count: number };
   base: string;
   admin(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<any>;
   close(): Promise<void>;
@@ -91,8 +96,10 @@ interface Gateway {
 async function startGateway(): Promise<Gateway> {
   const dir = DB === 'file' ? mkdtempSync(join(tmpdir(), 'gatehouse-bench-')) : null;
   if (dir) tempDirs.add(dir);
+  const statements = { count: 0 };
   const app = await createApp(
     configFrom({ DATABASE_URL: dir ? `sqlite:${join(dir, 'gatehouse.sqlite')}` : 'sqlite::memory:', LOG_LEVEL: 'silent', GATEWAY_BOOTSTRAP_API_KEY: KEY }),
+    { onQuery: () => statements.count++ },
   ).catch((error: unknown) => {
     if (dir) {
       rmSync(dir, { recursive: true, force: true });
@@ -104,6 +111,7 @@ async function startGateway(): Promise<Gateway> {
   const base = await listen(server);
   return {
     app,
+    statements,
     base,
     async admin(method, path, body, headers = {}) {
       const response = await fetch(`${base}${path}`, {
@@ -139,13 +147,13 @@ async function query<T>(app: App, sql: string): Promise<T[]> {
 }
 
 /** Waits (at most DRAIN_MS) until no run is queued or in progress and no reservation is held. */
-async function drain(app: App): Promise<{ ms: number; pending: number; held: number }> {
+async function drain(app: App): Promise<{ ms: number; pending: number; held: number; queries: number }> {
   const started = performance.now();
-  for (;;) {
+  for (let queries = 2; ; queries += 2) {
     const [{ pending }] = await query<{ pending: number }>(app, "select count(*) as pending from runs where status in ('queued', 'in_progress')");
     const [{ held }] = await query<{ held: number | null }>(app, 'select coalesce(sum(reserved), 0) as held from usage_buckets');
     const ms = performance.now() - started;
-    if ((Number(pending) === 0 && Number(held) === 0) || ms > DRAIN_MS) return { ms, pending: Number(pending), held: Number(held ?? 0) };
+    if ((Number(pending) === 0 && Number(held) === 0) || ms > DRAIN_MS) return { ms, pending: Number(pending), held: Number(held ?? 0), queries };
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -180,6 +188,10 @@ interface Subject {
   samples: Sample[];
   seconds: number;
   drainMs: number;
+  /** Process CPU (user + system, ms) while its recorded batches were sent and drained. */
+  cpuMs: number;
+  /** The app's statements in its recorded batches, without the drains' own. */
+  statements: number;
   notDrained: string[];
   /** Lines that show the configuration was in effect (read after the last drain). */
   describe: (samples: Sample[]) => Promise<string[]>;
@@ -190,7 +202,7 @@ async function subject(name: string, configure: (gateway: Gateway) => Promise<Su
   try {
     const assistant = await gateway.admin('POST', '/v1/assistants', { model: 'local-test' }, BETA);
     const describe = await configure(gateway);
-    return { name, gateway, assistantId: assistant.id, samples: [], seconds: 0, drainMs: 0, notDrained: [], describe };
+    return { name, gateway, assistantId: assistant.id, samples: [], seconds: 0, drainMs: 0, cpuMs: 0, statements: 0, notDrained: [], describe };
   } catch (error) {
     await gateway.close();
     throw error;
@@ -198,13 +210,18 @@ async function subject(name: string, configure: (gateway: Gateway) => Promise<Su
 }
 
 async function batch(s: Subject, count: number, record: boolean): Promise<void> {
+  const cpu = process.cpuUsage();
+  const statements = s.gateway.statements.count;
   const { samples, seconds } = await send(s.gateway.base, s.assistantId, count);
   const drained = await drain(s.gateway.app);
+  const used = process.cpuUsage(cpu);
   if (drained.pending || drained.held) s.notDrained.push(`${drained.pending} runs pending, ${drained.held} tokens held after ${DRAIN_MS} ms`);
   if (!record) return;
   s.samples.push(...samples);
   s.seconds += seconds;
   s.drainMs += drained.ms;
+  s.cpuMs += (used.user + used.system) / 1000;
+  s.statements += s.gateway.statements.count - statements - drained.queries;
 }
 
 const subjects: Subject[] = [];
@@ -271,6 +288,12 @@ try {
     for (const note of notes) console.log(`${''.padEnd(45)}${note}`);
   }
   console.log(`(b) / (a) p50 overhead ratio: ${(results[1].overhead.p50 / results[0].overhead.p50).toFixed(2)}×   throughput ratio: ${(results[1].rps / results[0].rps).toFixed(2)}×`);
+  // Less noisy than latency on a shared machine: the process's CPU per run, each created, executed
+  // and settled (client included, the same for both; the drains' polling too).
+  const cpu = subjects.map((s) => s.cpuMs / s.samples.length);
+  console.log(`CPU per run (client, server, drain): (a) ${cpu[0].toFixed(2)} ms   (b) ${cpu[1].toFixed(2)} ms   (b) − (a) ${(cpu[1] - cpu[0]).toFixed(2)} ms   (b) / (a) ${(cpu[1] / cpu[0]).toFixed(2)}×`);
+  const sql = subjects.map((s) => (s.statements / s.samples.length).toFixed(1));
+  console.log(`SQL statements per run (request, execution, settlement; transaction control included): (a) ${sql[0]}   (b) ${sql[1]}`);
 } finally {
   for (const s of subjects) await s.gateway.close();
 }
