@@ -50,8 +50,8 @@ async function handle(
   operations: ReadonlyMap<string, Operation>,
   request: Request,
   url: URL,
-  // The server adapter's own Response: it writes a string body to the socket as it is, where the
-  // global (undici) Response would be read back through a web stream.
+  // The server adapter's own Response: it writes a string or Buffer body to the socket as it is,
+  // where the global (undici) Response would be read back through a web stream.
   JsonResponse: FetchAPI['Response'],
 ): Promise<Response> {
   const { runtime, schema } = options;
@@ -148,7 +148,7 @@ async function handle(
   }
 
   const payload = row.result ? row.result(result.data, input) : firstField(result.data);
-  return new JsonResponse(JSON.stringify(payload ?? {}), {
+  return new JsonResponse(jsonBody(payload ?? {}), {
     status: context.response.status ?? row.status ?? 200,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
@@ -168,6 +168,20 @@ function documentResponse(row: RouteRow, table: RouteTable, JsonResponse: FetchA
 
 function problemResponse(problem: InputProblem): Response {
   return badRequest(problem.message, problem.param, problem.code);
+}
+
+/** Answers longer than this (in UTF-16 units) are sent as bytes, shorter ones as a string. */
+const LARGE_ANSWER_CHARS = 64 * 1024;
+
+/**
+ * A JSON answer's body. A string body is measured for Content-Length (a pass over it) and encoded
+ * again when written, so a large answer is encoded once here instead (10% of the CPU of a
+ * 250 KB answer); a small one is cheaper as a string, which Node writes with the headers in one piece.
+ */
+function jsonBody(payload: unknown): string | Uint8Array<ArrayBuffer> {
+  const text = JSON.stringify(payload);
+  // A Buffer from a string owns its own memory (never a SharedArrayBuffer).
+  return text.length > LARGE_ANSWER_CHARS ? (Buffer.from(text) as Uint8Array<ArrayBuffer>) : text;
 }
 
 function firstField(data: Record<string, unknown> | null | undefined): unknown {

@@ -155,6 +155,20 @@ describe('GET /v1/collections/{collectionId}', () => {
     expect(bySlug.body).toEqual(byId.body);
   });
 
+  it('a large answer (over 64 KB, sent as bytes) arrives whole over HTTP, its Content-Length exact', async () => {
+    const parent = await create({ name: 'Many children' });
+    for (let i = 0; i < 120; i++) await create({ name: `${String(i).padStart(3, '0')} ${'é'.repeat(240)}`, parent_collection_id: parent.id });
+    const inProcess = await t.request('GET', `/v1/collections/${parent.id}`);
+    expect(inProcess.body.child_collections).toHaveLength(120);
+    const response = await fetch(`${await t.listen()}/v1/collections/${parent.id}`, { headers: { 'x-gateway-api-key': t.key } });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(JSON_TYPE);
+    expect(bytes.length).toBeGreaterThan(64 * 1024);
+    expect(Number(response.headers.get('content-length'))).toBe(bytes.length);
+    expect(JSON.parse(bytes.toString('utf8'))).toEqual(inProcess.body);
+  });
+
   it('unknown id or slug: 404 Collection not found.', async () => {
     const expected = errorResponse(404, 'Collection not found.', 'collectionId', 'collection_not_found');
     const unknownId = await t.request('GET', '/v1/collections/7b0a7c53-3c7d-4f57-9d55-2a8c7d0e2f11');
