@@ -11,7 +11,7 @@ import { LocalModel } from '../src/modules/runs/models/local-model.js';
 import type { ModelAdapter, ModelRequest } from '../src/modules/runs/models/model.js';
 import { modelRegistry } from '../src/modules/runs/models/registry.js';
 import type { ClientsReport, OpenMessage } from './fanout-clients.js';
-import { goalLine as line, intEnv, quantile, tempDatabase } from './lib.js';
+import { goalLine as line, intEnv, mainThreadCpuMs, quantile, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (fan-out): SUBSCRIBERS clients following one run's events over real HTTP on
@@ -28,6 +28,8 @@ import { goalLine as line, intEnv, quantile, tempDatabase } from './lib.js';
  * - Delivery: for each event a client receives, the time from its publication (the pubsub's
  *   publish, stamped on the server's thread) to the moment the client has the bytes, both read
  *   as performance.timeOrigin + now() (one clock for both threads); p50/p99 over all.
+ * - Server CPU per delivery (Linux): the server thread's CPU time (schedstat) from the run's
+ *   release until every client has ended, divided by the deliveries timed; load-independent.
  * - Memory per idle stream: the server thread's heap + external memory after a full GC with
  *   every client connected to the held run, minus the same before; divided by the number of
  *   streams (the clients' memory is the worker's, not counted).
@@ -114,21 +116,27 @@ async function measure(streams: Streams) {
   // Let the replays of the (few) events logged so far settle, then weigh the idle streams.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const perStream = (memory() - before) / SUBSCRIBERS;
+  const cpuBefore = mainThreadCpuMs?.() ?? null;
   release();
   const [{ sequences, times }] = (await Promise.race([once(clients, 'message'), clientsFailed])) as [ClientsReport];
+  const cpuAfter = mainThreadCpuMs?.() ?? null;
   const delays: number[] = [];
   for (let i = 0; i < sequences.length; i++) {
     const at = published.get(sequences[i]);
     if (at !== undefined) delays.push(times[i] - at);
   }
   delays.sort((a, b) => a - b);
-  return { events: published.size, delivered: delays.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), perStream };
+  const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+  return { events: published.size, delivered: delays.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), perStream, cpu };
 }
 
 const report = (name: string, r: Awaited<ReturnType<typeof measure>>) => {
   console.log(`${name}: ${SUBSCRIBERS} subscribers, ${r.events} events published (deltas ${DELTA_MS} ms apart), ${r.delivered} deliveries timed`);
   line('  delivery p50', `${r.p50.toFixed(1)} ms`, '≤ 100 ms', r.p50 / 100);
   line('  delivery p99', `${r.p99.toFixed(1)} ms`, '≤ 100 ms', r.p99 / 100);
+  // The server thread's own CPU (schedstat), from the run's release to the last client's end:
+  // unlike delivery times, it does not count the time other processes held the cores.
+  if (r.cpu !== null) console.log(`  server thread CPU per event delivered to one client    ${((r.cpu * 1000) / r.delivered).toFixed(1)} µs (${r.cpu.toFixed(0)} ms in all)`);
   line('  memory per idle stream (server)', `${(r.perStream / 1024).toFixed(1)} KB`, '≤ 64 KB', r.perStream / 1024 / 64);
 };
 

@@ -1,5 +1,6 @@
+import { Buffer } from 'node:buffer';
 import type { ExecutionResult } from 'graphql';
-import { eventStream } from '../src/http/event-stream.js';
+import { eventStreamResponse } from '../src/http/event-stream.js';
 import { feedOf, mapFeed, type Feed } from '../src/lib/feed.js';
 import type { SseEvent } from './route.js';
 
@@ -18,18 +19,17 @@ export interface SseOptions {
   client?: AbortSignal;
 }
 
-const encoder = new TextEncoder();
-const PING = encoder.encode(': ping\n\n');
+const PING = Buffer.from(': ping\n\n');
 
 /** Encoded frames by event object: an event shared by many streams is encoded once. */
-const frames = new WeakMap<SseEvent, Uint8Array>();
+const frames = new WeakMap<SseEvent, Buffer>();
 
 /** One event's bytes on the wire: `event:`, `id:` and one compact `data:` line. */
-export function sseFrame(event: SseEvent): Uint8Array {
+export function sseFrame(event: SseEvent): Buffer {
   let frame = frames.get(event);
   if (!frame) {
     const { event: name, id, data } = event;
-    frame = encoder.encode(`${name ? `event: ${name}\n` : ''}${id !== undefined ? `id: ${id}\n` : ''}data: ${data}\n\n`);
+    frame = Buffer.from(`${name ? `event: ${name}\n` : ''}${id !== undefined ? `id: ${id}\n` : ''}data: ${data}\n\n`);
     frames.set(event, frame);
   }
   return frame;
@@ -61,25 +61,28 @@ export function sharedEvents<P>(keyOf: (payload: P) => unknown, toEvent: (payloa
  * most STREAM_HIGH_WATER frames here: then its source is paused (see src/http/event-stream.ts).
  */
 export function sseResponse(events: Feed<SseEvent> | AsyncIterable<SseEvent>, options: SseOptions, headers: Record<string, string> = {}, status = 200): Response {
-  const body = eventStream(events, {
-    keepAliveMs: options.keepAliveMs,
-    signal: options.signal,
-    client: options.client,
-    frame: sseFrame,
-    end: options.bareDone ? 'data: [DONE]\n\n' : 'event: done\ndata: [DONE]\n\n',
-    failure: (error) => `event: error\ndata: ${JSON.stringify(options.describeError(error))}\n\n`,
-    ping: PING,
-  });
-  return new Response(body, {
-    status,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      ...headers,
+  return eventStreamResponse(
+    events,
+    {
+      keepAliveMs: options.keepAliveMs,
+      signal: options.signal,
+      client: options.client,
+      frame: sseFrame,
+      end: options.bareDone ? 'data: [DONE]\n\n' : 'event: done\ndata: [DONE]\n\n',
+      failure: (error) => `event: error\ndata: ${JSON.stringify(options.describeError(error))}\n\n`,
+      ping: PING,
     },
-  });
+    {
+      status,
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        ...headers,
+      },
+    },
+  );
 }
 
 /**

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { getOperationAST, type ExecutionResult, type GraphQLError } from 'graphql';
 import type { Response as HandlerResponse } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/fetch';
@@ -7,7 +8,7 @@ import { sharedFeedOf } from '../../schema/shared-subscription.js';
 import type { Feed } from '../lib/feed.js';
 import { UnsupportedMediaTypeError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
-import { eventStream } from './event-stream.js';
+import { eventStreamResponse } from './event-stream.js';
 import { requestIdOf } from './request-id.js';
 import { graphqlErrorsResponse, type GraphQLErrorJson } from './graphql-errors.js';
 
@@ -79,21 +80,24 @@ export function graphqlStreamPlugin(runtime: Runtime, endpoint: string): Plugin 
   /** A distinct-connection stream of shared results, in graphql-sse's wire format. */
   function distinctStream(results: Feed<ExecutionResult>, request: Request, context: RequestContext): Response {
     const masked = (result: ExecutionResult) => ({ ...result, errors: result.errors!.map((error) => maskError(error, context.requestId, context.log)) });
-    const body = eventStream(results, {
-      keepAliveMs: runtime.config.SSE_KEEPALIVE_MS,
-      signal: runtime.shutdown,
-      client: request.signal,
-      // A result with errors belongs to this subscriber alone (shared results have none).
-      frame: (result) => (result.errors?.length ? encoder.encode(nextFrame(masked(result))) : sharedFrame(result)),
-      end: COMPLETE,
-      failure: (error) => nextFrame({ errors: [maskError(error, context.requestId, context.log)] }) + COMPLETE,
-      ping: PING,
-      open: ':\n\n',
-    });
-    return new Response(body, {
-      status: 200,
-      headers: { connection: 'keep-alive', 'cache-control': 'no-cache', 'content-encoding': 'none', 'content-type': 'text/event-stream; charset=utf-8' },
-    });
+    return eventStreamResponse(
+      results,
+      {
+        keepAliveMs: runtime.config.SSE_KEEPALIVE_MS,
+        signal: runtime.shutdown,
+        client: request.signal,
+        // A result with errors belongs to this subscriber alone (shared results have none).
+        frame: (result) => (result.errors?.length ? Buffer.from(nextFrame(masked(result))) : sharedFrame(result)),
+        end: COMPLETE,
+        failure: (error) => nextFrame({ errors: [maskError(error, context.requestId, context.log)] }) + COMPLETE,
+        ping: PING,
+        open: ':\n\n',
+      },
+      {
+        status: 200,
+        headers: { connection: 'keep-alive', 'cache-control': 'no-cache', 'content-encoding': 'none', 'content-type': 'text/event-stream; charset=utf-8' },
+      },
+    );
   }
 
   /** Errors as a refused request; the status is the first error's (a failed authentication is a 401). */
@@ -104,16 +108,15 @@ export function graphqlStreamPlugin(runtime: Runtime, endpoint: string): Plugin 
   }
 }
 
-const encoder = new TextEncoder();
-const PING = encoder.encode(':\n\n');
+const PING = Buffer.from(':\n\n');
 const COMPLETE = 'event: complete\ndata:\n\n';
 const nextFrame = (result: ExecutionResult) => `event: next\ndata: ${JSON.stringify(result)}\n\n`;
 
 /** Encoded `next` frames by shared result: serialised once however many streams carry it. */
-const frames = new WeakMap<ExecutionResult, Uint8Array>();
-function sharedFrame(result: ExecutionResult): Uint8Array {
+const frames = new WeakMap<ExecutionResult, Buffer>();
+function sharedFrame(result: ExecutionResult): Buffer {
   let frame = frames.get(result);
-  if (!frame) frames.set(result, (frame = encoder.encode(nextFrame(result))));
+  if (!frame) frames.set(result, (frame = Buffer.from(nextFrame(result))));
   return frame;
 }
 

@@ -58,10 +58,13 @@ function source() {
   };
 }
 
-/** Lets pending promise callbacks (the writer's loop, the stream's pulls) run. */
+/**
+ * Lets pending callbacks run: promise callbacks (the source's loop), then a turn of the event loop
+ * (the body is a Node Readable, which hands data on to its reader in process.nextTick callbacks).
+ */
 const settle = async () => {
   for (let i = 0; i < 10; i++) await Promise.resolve();
-  await new Promise<void>((resolve) => queueMicrotask(resolve));
+  await new Promise<void>((resolve) => setImmediate(resolve));
 };
 
 /** Everything the response has enqueued so far, without waiting for more. */
