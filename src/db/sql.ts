@@ -15,37 +15,36 @@ export function dialectOf(em: EntityManager): 'sqlite' | 'postgresql' {
  * transaction's manager inside `em.transactional`: SQLite runs one connection per process, so a
  * statement sent outside the open transaction waits for it forever.
  * On SQLite the values are bound, the text kept prepared and the statement run on the connection
- * itself (`SqliteConnection.executeBound`); on PostgreSQL MikroORM writes them into the text.
- * Values: strings, numbers, null, booleans, Dates (SQLite stores them as Unix ms, as MikroORM
- * does), plain objects (as JSON).
+ * itself (`SqliteConnection.execute`, src/db/sqlite-driver.ts); on PostgreSQL MikroORM writes them
+ * into the text. Values: strings, numbers, null, booleans, Dates (SQLite stores them as Unix ms,
+ * as MikroORM does), plain objects (as JSON).
  */
 export async function executeSql<T = unknown>(em: EntityManager, sql: string, params: unknown[], method: 'all' | 'get' | 'run' = 'all'): Promise<T> {
-  const connection = em.getConnection() as unknown as {
-    execute(sql: string, params: unknown[], method: 'all' | 'get' | 'run', ctx?: unknown): Promise<T>;
-  };
-  const ctx = em.isInTransaction() ? em.getTransactionContext() : undefined;
-  if (connection instanceof SqliteConnection) return connection.executeBound<T>(sql, params, method, ctx);
-  return connection.execute(sql, params, method, ctx);
-}
-
-interface RawConnection {
-  getKnex(): { raw(sql: string, bindings: unknown[]): { transacting(trx: unknown): unknown } & PromiseLike<unknown> };
-  transformRawResult<T>(result: unknown, method: 'all' | 'get' | 'run'): T;
+  return rawConnection(em).execute<T>(sql, params, method, transactionOf(em));
 }
 
 /**
  * Raw SQL inside `em`'s transaction with its values bound on every database: the run path's
- * statements keep one text each (PostgreSQL then parses no values into them; SQLite keeps them
- * prepared as for `executeSql`). Values as for `executeSql`.
+ * statements keep one text each (PostgreSQL then parses no values into them; on SQLite this is
+ * `executeSql`). Values as for `executeSql`.
  */
 export async function boundSql<T>(em: EntityManager, sql: string, params: unknown[], method: 'all' | 'get' | 'run' = 'all'): Promise<T> {
-  const connection = em.getConnection() as unknown as RawConnection;
-  const ctx = em.isInTransaction() ? em.getTransactionContext() : undefined;
-  if (connection instanceof SqliteConnection) return connection.executeBound<T>(sql, params, method, ctx);
+  const connection = rawConnection(em);
+  const ctx = transactionOf(em);
+  if (connection instanceof SqliteConnection) return connection.execute<T>(sql, params, method, ctx);
   const query = connection.getKnex().raw(sql, params);
   if (ctx) query.transacting(ctx);
   return connection.transformRawResult<T>(await query, method);
 }
+
+interface RawConnection {
+  execute<T>(sql: string, params: unknown[], method: 'all' | 'get' | 'run', ctx?: unknown): Promise<T>;
+  getKnex(): { raw(sql: string, bindings: unknown[]): { transacting(trx: unknown): unknown } & PromiseLike<unknown> };
+  transformRawResult<T>(result: unknown, method: 'all' | 'get' | 'run'): T;
+}
+
+const rawConnection = (em: EntityManager) => em.getConnection() as unknown as RawConnection;
+const transactionOf = (em: EntityManager) => (em.isInTransaction() ? em.getTransactionContext() : undefined);
 
 /**
  * SQLite's `data_version` of `em`'s connection: it changes when another connection (another

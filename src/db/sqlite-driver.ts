@@ -1,5 +1,5 @@
-import { Utils, type Configuration, type Dictionary, type Transaction } from '@mikro-orm/core';
-import { AbstractSqlDriver, BetterSqliteKnexDialect, type AbstractSqlConnection, type CheckDef } from '@mikro-orm/knex';
+import { Utils, type AnyEntity, type Configuration, type Dictionary, type EntityData, type LoggingOptions, type QueryResult, type Transaction } from '@mikro-orm/core';
+import { AbstractSqlDriver, BetterSqliteKnexDialect, type AbstractSqlConnection, type CheckDef, type Knex } from '@mikro-orm/knex';
 import { BetterSqliteConnection, BetterSqlitePlatform, BetterSqliteSchemaHelper } from '@mikro-orm/better-sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -71,7 +71,7 @@ const SEEN_LIMIT = 2_000;
  * SQLite, the largest single cost of a small query here). MikroORM writes the values into the
  * text of its own queries, so most of those are seen once; but some come back on every request
  * (`begin immediate`, `COMMIT;`, queries without values, and the raw statements of src/db/sql.ts,
- * which bind their values: `SqliteConnection.executeBound`). A text seen a second time is kept
+ * which bind their values: `SqliteConnection.execute`). A text seen a second time is kept
  * prepared on its connection from then on. A prepared statement is only run synchronously (`all`,
  * `run`), never iterated, so one object serves every caller; SQLite prepares it again by itself if
  * the schema changed since.
@@ -108,21 +108,30 @@ export class SqliteConnection extends BetterSqliteConnection {
   }
 
   /**
-   * Runs one statement with its values bound, inside `ctx` (a transaction context) when given.
-   * knex's path (raw query, runner, pool, transaction client: promises and objects per statement)
-   * costs many times the statement itself, so where it is sound the statement runs directly on the
+   * A statement given as text (raw SQL: src/db/sql.ts, MikroORM's own `execute` calls) runs with
+   * its values bound, inside `ctx` (a transaction context) when given; query builders go MikroORM's
+   * way. knex's path (raw query, runner, pool, transaction client: promises and objects per
+   * statement) costs several times the statement itself, and MikroORM writes the values into the
+   * text (a new text to prepare each time), so where it is sound the statement runs directly on the
    * better-sqlite3 connection, prepared once (`reusePreparedStatements`):
-   * - inside `ctx`: on the transaction's own connection, while the transaction is open;
+   * - inside `ctx`: on the transaction's connection, while the transaction is open;
    * - outside a transaction: on the pool's single connection when no transaction is open on it.
    *   better-sqlite3 runs a statement synchronously, so it cannot interleave with another's; a
    *   statement waiting for an open transaction (or for another process's write lock: SQLITE_BUSY)
    *   takes knex's path, which queues for the connection and waits for the lock (Dialect._query).
    * Values as knex's better-sqlite3 dialect and MikroORM bind them (`bindable`); a list, which
-   * neither binds, is written into the text by MikroORM's `execute` as before.
+   * neither binds, and `??` (an identifier placeholder) are written into the text by MikroORM.
    */
-  async executeBound<T>(sql: string, params: readonly unknown[], method: 'all' | 'get' | 'run', ctx?: Transaction): Promise<T> {
-    const values = bindable(params);
-    if (!values) return (await this.execute(sql, params as unknown[], method, ctx)) as T;
+  override async execute<T extends QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[] = EntityData<AnyEntity>[]>(
+    query: string | Knex.QueryBuilder | Knex.Raw,
+    params: unknown[] = [],
+    method: 'all' | 'get' | 'run' = 'all',
+    ctx?: Transaction,
+    loggerContext?: LoggingOptions,
+  ): Promise<T> {
+    const values = typeof query === 'string' && !query.includes('??') ? bindable(params) : null;
+    if (!values) return super.execute<T>(query, params, method, ctx, loggerContext);
+    const sql = query as string;
     const db = this.directConnection(ctx as KnexTransaction | undefined);
     if (db) {
       let result: unknown;
@@ -134,12 +143,12 @@ export class SqliteConnection extends BetterSqliteConnection {
           this.dialect.config.onStatement?.(sql);
           throw error;
         }
-        return this.executeThroughKnex(sql, values, method, ctx);
+        return this.executeThroughKnex<T>(sql, values, method, ctx);
       }
       this.dialect.config.onStatement?.(sql);
       return this.transformRawResult<T>(result, method);
     }
-    return this.executeThroughKnex(sql, values, method, ctx);
+    return this.executeThroughKnex<T>(sql, values, method, ctx);
   }
 
   private get dialect(): Dialect {
@@ -147,7 +156,7 @@ export class SqliteConnection extends BetterSqliteConnection {
   }
 
   /**
-   * The connection a statement may run on directly now (see executeBound), or none. The pool
+   * The connection a statement may run on directly now (see `execute`), or none. The pool
    * holds one connection (orm.ts), so an open transaction `ctx` is on it.
    */
   private directConnection(ctx: KnexTransaction | undefined): Database | undefined {

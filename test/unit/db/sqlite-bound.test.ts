@@ -37,7 +37,7 @@ async function heldTransaction(orm: Orm, sql: string, end: 'commit' | 'rollback'
 
 const knexOf = (orm: Orm) => (orm.em.getConnection() as unknown as { getKnex(): { raw(...args: unknown[]): unknown } }).getKnex();
 
-it('binds values as MikroORM stores them and runs a statement prepared once, on the connection itself', async () => {
+it('raw SQL binds values as MikroORM stores them and runs prepared once, on the connection itself', async () => {
   const statements: string[] = [];
   const orm = await open(':memory:', statements);
   try {
@@ -50,7 +50,8 @@ it('binds values as MikroORM stores them and runs a statement prepared once, on 
       const result = await executeSql(orm.em.fork(), insert, [`v${i}`, 1.5, at, i % 2 === 0, { i }], 'run');
       expect(result).toMatchObject({ affectedRows: 1, insertId: i + 1 });
     }
-    await boundSql(orm.em.fork(), insert, [undefined, null, null, false, null], 'run');
+    // MikroORM's own raw `execute` is the same path.
+    await orm.em.fork().getConnection().execute(insert, [undefined, null, null, false, null], 'run');
     const rows = await executeSql(orm.em.fork(), 'select v, n, at, flag, doc from t where id <= ? order by id', [2]);
     expect(rows).toEqual([
       { v: 'v0', n: 1.5, at: at.getTime(), flag: 1, doc: '{"i":0}' },
