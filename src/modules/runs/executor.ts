@@ -261,8 +261,6 @@ class RunJob {
 
     let calls: ToolCall[] = [];
     let done: { finishReason: 'stop' | 'length' | 'tool_calls'; usage: Usage } | null = null;
-    // A model slow to answer shows the run in_progress meanwhile; a fast one writes it all at once.
-    this.startTimer = setTimeout(() => this.schedule(), START_WRITE_DELAY_MS);
     const startedAt = performance.now();
     try {
       // The call starts at once (a remote model's request goes out), then the request that queued
@@ -271,6 +269,11 @@ class RunJob {
       const first = events.next();
       first.catch(() => undefined); // awaited below; not "unhandled" while the request answers
       await new Promise((resolve) => setImmediate(resolve));
+      // A model slow to answer shows the run in_progress meanwhile; a fast one writes it all at
+      // once. The wait counts from here, once the queueing request has had its turn: counted from
+      // the call's start, a busy gateway's own work (other requests' answers) made a model that
+      // answered at once look silent, and its run paid a separate transaction for the start.
+      this.startTimer = setTimeout(() => this.schedule(), START_WRITE_DELAY_MS);
       try {
         for (let next = await first; !next.done; next = await events.next()) {
           const event = next.value;
