@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { execute, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { FetchAPI, Plugin } from 'graphql-yoga';
 import { createRequestContext, maskError, type RequestContext, type Runtime } from '../schema/index.js';
 import { subscribeShared } from '../schema/shared-subscription.js';
@@ -9,6 +9,7 @@ import { requestIdOf } from '../src/http/request-id.js';
 import { recordRoute } from '../src/http/route-label.js';
 import { findInputProblem, type InputProblem } from '../src/http/input-guard.js';
 import { InternalError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, invalidJson, unknownUrl } from '../schema/contracts.js';
+import { executeOperation } from './compiled-operations.js';
 import { loadOperations, type Operation } from './documents.js';
 import { appErrorResponse, badRequest, errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
 import type { RestInput, RouteRow, RouteTable } from './route.js';
@@ -110,13 +111,7 @@ async function handle(
   if (large) await nextTurn();
 
   const operation = operations.get(row.operation!)!;
-  const result = (await execute({
-    schema,
-    document: operation.document,
-    operationName: operation.name,
-    contextValue: context,
-    variableValues: row.variables ? row.variables(input) : {},
-  })) as ExecutionResult;
+  const result = await executeOperation(schema, operation, context, row.variables ? row.variables(input) : {});
   if (result.errors?.length) {
     return graphQLErrorResponse(maskError(result.errors[0], requestId, context.log));
   }
