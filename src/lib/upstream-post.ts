@@ -63,27 +63,37 @@ export function postUpstream(url: string, headers: Record<string, string>, paylo
 }
 
 function responseOf(response: IncomingMessage): UpstreamResponse {
-  const pieces = response[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  // Made only for a body read piece by piece: a stream's async iterator (an async generator, a
+  // promise per piece) costs more than reading a whole body by its events.
+  let iterator: AsyncIterator<Buffer> | null = null;
+  const pieces = () => (iterator ??= response[Symbol.asyncIterator]() as AsyncIterator<Buffer>);
   return {
     status: response.statusCode ?? 0,
     header(name) {
       const value = response.headers[name.toLowerCase()];
       return Array.isArray(value) ? value.join(', ') : (value ?? null);
     },
-    async text() {
-      const chunks: Buffer[] = [];
-      for (let next = await pieces.next(); !next.done; next = await pieces.next()) chunks.push(next.value);
-      return Buffer.concat(chunks).toString('utf8');
+    text() {
+      return new Promise((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        response.once('error', reject);
+        // Destroyed without an error (the call aborted): the body will not end.
+        response.once('close', () => {
+          if (!response.complete) reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+        });
+      });
     },
     async read() {
-      const next = await pieces.next();
+      const next = await pieces().next();
       return next.done ? { done: true, value: undefined } : { done: false, value: next.value };
     },
     drain() {
       if (response.complete) return;
       const timer = setTimeout(() => response.destroy(), DRAIN_MS).unref();
       void (async () => {
-        for (let next = await pieces.next(); !next.done; next = await pieces.next());
+        for (let next = await pieces().next(); !next.done; next = await pieces().next());
       })()
         .catch(() => undefined)
         .finally(() => clearTimeout(timer));

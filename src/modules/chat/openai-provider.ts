@@ -81,8 +81,10 @@ export class OpenAIProvider implements ModelProvider {
     let text: string;
     try {
       text = await waitFor(response.text());
-    } finally {
+    } catch (error) {
+      // A body read to its end needs no release (an abort there only costs: a DOMException each).
       release();
+      throw error;
     }
     try {
       const body = JSON.parse(text) as unknown;

@@ -1,0 +1,58 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postUpstream } from '../../../src/lib/upstream-post.js';
+
+// A whole body is read by its events (not the stream's async iterator): it must still end, fail
+// and abort as the iterator did, never hang.
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.url === '/whole') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"answer":');
+        setTimeout(() => res.end('"ünïcode"}'), 5);
+      } else if (req.url === '/cut') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"answer":');
+        setTimeout(() => res.socket!.destroy(), 5);
+      } else if (req.url === '/stall') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"answer":');
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+const post = (path: string, signal = new AbortController().signal) => postUpstream(`${url}${path}`, { 'content-type': 'application/json' }, '{}', signal);
+
+describe('postUpstream: a whole body', () => {
+  it('is read in pieces to its end as UTF-8', async () => {
+    const response = await post('/whole');
+    expect(response.status).toBe(200);
+    expect(JSON.parse(await response.text())).toEqual({ answer: 'ünïcode' });
+  });
+
+  it('cut off by the connection rejects instead of hanging', async () => {
+    const response = await post('/cut');
+    await expect(response.text()).rejects.toThrow();
+  });
+
+  it('whose call is aborted while it is read rejects instead of hanging', async () => {
+    const controller = new AbortController();
+    const response = await post('/stall', controller.signal);
+    const text = response.text();
+    setTimeout(() => controller.abort(), 5);
+    await expect(text).rejects.toThrow();
+  });
+});
