@@ -64,7 +64,8 @@ export class ChunkStream {
 }
 
 interface Registry {
-  streams: Map<string, ChunkStream>;
+  /** Each stream with the timer that drops it unclaimed (cleared on claim, so a claimed stream is not held for the rest of the minute). */
+  streams: Map<string, { stream: ChunkStream; timer: ReturnType<typeof setTimeout> }>;
 }
 
 const registry = (runtime: Runtime) => runtime.singleton<Registry>('chat.streams', () => ({ streams: new Map() }));
@@ -72,21 +73,22 @@ const registry = (runtime: Runtime) => runtime.singleton<Registry>('chat.streams
 /** Registers a stream for its reader to claim by id. */
 export function registerStream(runtime: Runtime, id: string, stream: ChunkStream): void {
   const { streams } = registry(runtime);
-  streams.set(id, stream);
   const timer = setTimeout(() => {
-    if (streams.get(id) === stream) {
+    if (streams.get(id)?.stream === stream) {
       streams.delete(id);
       stream.abandon();
     }
   }, CLAIM_TIMEOUT_MS);
   timer.unref();
+  streams.set(id, { stream, timer });
 }
 
 /** The stream with this id, for the API key that started it; each stream is claimed once. */
 export function claimStream(runtime: Runtime, id: string, apiKeyId: string): ChunkStream | null {
   const { streams } = registry(runtime);
-  const stream = streams.get(id);
-  if (!stream || stream.apiKeyId !== apiKeyId) return null;
+  const entry = streams.get(id);
+  if (!entry || entry.stream.apiKeyId !== apiKeyId) return null;
   streams.delete(id);
-  return stream;
+  clearTimeout(entry.timer);
+  return entry.stream;
 }
