@@ -141,7 +141,8 @@ async function countStatements(stream: boolean): Promise<{ inRequest: string[]; 
 }
 
 const isControl = (sql: string) => /^\s*(begin|commit|rollback|savepoint|release)/i.test(sql);
-const noneGoal = (what: string, count: number) => goalLine(what, String(count), '0', count === 0 ? 0 : count);
+// Against a goal of none, any count is infinitely over it (a ratio of 1 would print "met").
+const noneGoal = (what: string, count: number) => goalLine(what, String(count), '0', count === 0 ? 0 : Infinity);
 
 for (const stream of [false, true]) {
   for (const target of ['direct', 'gateway'] as const) await batch(target, stream, 50, 1, []); // warm-up: caches, JIT
