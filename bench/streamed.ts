@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startFakeUpstream } from './fake-upstream.js';
@@ -20,7 +21,9 @@ import { goalLine, inParallel, intEnv, quantile, tempDatabase } from './lib.js';
  *   first streamed chunk by design, so its non-streamed figure is printed too.
  *
  * Added latency = the p50 through a gateway less the p50 direct, at concurrency 1 and 10, targets
- * measured in interleaved rounds. Goal for the streamed run: ≤ 5 ms to the first delta and to
+ * measured in interleaved rounds. The Gatehouse child's CPU per request (from /proc, counted while
+ * each Gatehouse target runs alone) is printed too: unlike the latencies it does not grow with
+ * the machine's load. Goal for the streamed run: ≤ 5 ms to the first delta and to
  * `[DONE]`. Both children are stopped by pid at the end (and if the bench stops early).
  *
  * Environment: BENCH_STREAMED_REQUESTS (per target and concurrency, default 200),
@@ -80,7 +83,7 @@ const gatehousePort = await freePort();
 const gatehouse = `http://127.0.0.1:${gatehousePort}`;
 // RUN_CONCURRENCY at the bench's highest concurrency: runs beyond it would wait for a slot.
 const RUN_CONCURRENCY = Math.max(...CONCURRENCIES);
-await start(
+const gatehouseChild = await start(
   'Gatehouse',
   ['--import', 'tsx', 'src/server.ts'],
   { PORT: String(gatehousePort), HOST: '127.0.0.1', DATABASE_URL: database.url, LOG_LEVEL: 'warn', GATEWAY_BOOTSTRAP_API_KEY: KEY, GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'), RUN_CONCURRENCY: String(RUN_CONCURRENCY) },
@@ -167,21 +170,42 @@ async function timed(target: Target): Promise<Timing> {
   return { head, first, done };
 }
 
-type Result = Timing;
+/**
+ * CPU time (user + system, ms) the Gatehouse child has used so far, from /proc (Linux; null
+ * elsewhere). Counted per target while only that target's requests run: what a request costs the
+ * gateway, whatever else the machine is doing (wall times are not).
+ */
+const CLOCK_TICK_MS = 10;
+function gatehouseCpuMs(): number | null {
+  try {
+    const fields = readFileSync(`/proc/${gatehouseChild.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  } catch {
+    return null;
+  }
+}
+
+type Result = Timing & { gatehouseCpuMs: number | null };
 
 async function measure(concurrency: number): Promise<Map<Target, Result>> {
   const timings = new Map<Target, Timing[]>(targets.map((t) => [t, []]));
+  const cpu = new Map<Target, number | null>(targets.map((t) => [t, 0]));
   for (const target of targets) await inParallel(concurrency, 20, async () => void (await timed(target))); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of targets) {
+      const before = gatehouseCpuMs();
       await inParallel(concurrency, Math.ceil(REQUESTS / ROUNDS), async () => void timings.get(target)!.push(await timed(target)));
+      const after = gatehouseCpuMs();
+      const sum = cpu.get(target)!;
+      cpu.set(target, before === null || after === null || sum === null ? null : sum + after - before);
     }
   }
   const p50 = (values: number[]) => quantile(values.sort((a, b) => a - b), 0.5);
   return new Map(
     targets.map((t) => {
       const all = timings.get(t)!;
-      return [t, { head: p50(all.map((x) => x.head)), first: p50(all.map((x) => x.first)), done: p50(all.map((x) => x.done)) }];
+      const used = cpu.get(t)!;
+      return [t, { head: p50(all.map((x) => x.head)), first: p50(all.map((x) => x.first)), done: p50(all.map((x) => x.done)), gatehouseCpuMs: used === null ? null : used / all.length }];
     }),
   );
 }
@@ -207,6 +231,8 @@ for (const concurrency of CONCURRENCIES) {
   console.log(`  added to a streamed chat completion, first delta / [DONE]: Gatehouse ${gatehouseChat.first.toFixed(2)} / ${gatehouseChat.done.toFixed(2)} ms, Portkey ${portkeyChat.first.toFixed(2)} / ${portkeyChat.done.toFixed(2)} ms (Portkey waits 25 ms before its first chunk by design)`);
   console.log(`  added to a non-streamed chat completion: Gatehouse ${added('Gatehouse chat, not streamed', plain).done.toFixed(2)} ms, Portkey ${added('Portkey chat, not streamed', plain).done.toFixed(2)} ms`);
   console.log(`  Gatehouse streamed run / Portkey streamed chat, added to [DONE]: ${(run.done / portkeyChat.done).toFixed(2)}×`);
+  const cpuOf = (name: string) => of(name).gatehouseCpuMs?.toFixed(2) ?? 'n/a';
+  console.log(`  Gatehouse process CPU per request: streamed run ${cpuOf('Gatehouse streamed run')} ms, streamed chat ${cpuOf('Gatehouse chat, streamed')} ms, chat ${cpuOf('Gatehouse chat, not streamed')} ms`);
 }
 
 stopping = true;
