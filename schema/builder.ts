@@ -32,7 +32,9 @@ builder.addScalarType(
   new GraphQLScalarType<Date, string>({
     name: 'DateTime',
     description: 'An instant, as ISO 8601 in UTC with milliseconds (2026-11-22T10:00:00.000Z).',
-    serialize: (value) => new Date(value as Date | string).toISOString(),
+    // A Date (what resolvers return) is written as it is: no copy per value (a read of 1,000
+    // collections writes 3,000 of them).
+    serialize: (value) => (value instanceof Date ? value : new Date(value as string)).toISOString(),
     parseValue: (value) => parseDate(value),
     parseLiteral: (ast) => (ast.kind === Kind.STRING ? parseDate(ast.value) : invalidDate()),
   }),
