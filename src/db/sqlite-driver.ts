@@ -17,18 +17,21 @@ export const BUSY_WAIT_MS = 10_000;
  */
 class Dialect extends BetterSqliteKnexDialect {
   declare config: { onStatement?: (sql: string) => void };
-  /** The connections this client has open (its pool keeps one: see orm.ts). */
-  readonly databases = new Set<Database>();
+  /** The connections this client has open (its pool keeps one: see orm.ts), and that one if so. */
+  private readonly databases = new Set<Database>();
+  only: Database | undefined;
 
   async acquireRawConnection(): Promise<Database> {
     const db = await (super.acquireRawConnection as () => Promise<Database>).call(this);
     reusePreparedStatements(db);
     this.databases.add(db);
+    this.only = this.databases.size === 1 ? db : undefined;
     return db;
   }
 
   async destroyRawConnection(db: Database): Promise<void> {
     this.databases.delete(db);
+    this.only = this.databases.size === 1 ? [...this.databases][0] : undefined;
     await (super.destroyRawConnection as (db: Database) => Promise<void>).call(this, db);
   }
 
@@ -160,9 +163,8 @@ export class SqliteConnection extends BetterSqliteConnection {
    * holds one connection (orm.ts), so an open transaction `ctx` is on it.
    */
   private directConnection(ctx: KnexTransaction | undefined): Database | undefined {
-    const { databases } = this.dialect;
-    if (databases.size !== 1) return undefined;
-    const db: Database = databases.values().next().value!;
+    const db = this.dialect.only;
+    if (!db) return undefined;
     if (ctx) return db.inTransaction && !ctx.isCompleted() ? db : undefined;
     return db.inTransaction ? undefined : db;
   }
