@@ -55,6 +55,40 @@ export class UpstreamDeadline {
   }
 }
 
+/** The controllers following each long-lived signal (see followAbort). */
+const followers = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/**
+ * Aborts `controller` when `signal` aborts, until the returned `unfollow` is called. For a
+ * long-lived signal (the runtime's shutdown) followed by every model call: each signal gets one
+ * listener, however many calls follow it. Not AbortSignal.any: on Node 20 every signal it makes
+ * stays in the long-lived signal's set of dependants for good (a leak per call, and GC work
+ * that grows with it), and a listener per call would pile up on the shared signal.
+ */
+export function followAbort(signal: AbortSignal, controller: AbortController): () => void {
+  if (signal.aborted) {
+    controller.abort(signal.reason);
+    return () => {};
+  }
+  let following = followers.get(signal);
+  if (!following) {
+    const set = new Set<AbortController>();
+    followers.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const follower of set) follower.abort(signal.reason);
+        set.clear();
+      },
+      { once: true },
+    );
+    following = set;
+  }
+  const set = following;
+  set.add(controller);
+  return () => set.delete(controller);
+}
+
 /** What a call whose connection failed answers, with the system's error code when there is one. */
 export function unreachableMessage(error: unknown): string {
   const code = (error as { cause?: { code?: unknown } } | null)?.cause?.code;

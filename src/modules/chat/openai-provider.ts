@@ -6,7 +6,7 @@
  * byte of an answer, so nothing a caller saw is ever repeated.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { safeUpstreamText, unreachableMessage, UpstreamDeadline, upstreamHeaders } from '../../lib/upstream-http.js';
+import { followAbort, safeUpstreamText, unreachableMessage, UpstreamDeadline, upstreamHeaders } from '../../lib/upstream-http.js';
 import { sseData } from '../runs/models/openai-chat.js';
 import type { WireBody } from './chat-request.js';
 import type { ModelProvider, ProviderCall } from './provider.js';
@@ -37,7 +37,7 @@ export class OpenAIProvider implements ModelProvider {
   async stream(call: ProviderCall): Promise<AsyncIterable<WireBody>> {
     const options = typeof call.body.stream_options === 'object' && call.body.stream_options !== null ? call.body.stream_options : {};
     const body = { ...call.body, model: call.model, stream: true, stream_options: { ...options, include_usage: true } };
-    const { response, waitFor, release } = await this.open('/chat/completions', body, call.signal);
+    const { response, waitFor, release, finished } = await this.open('/chat/completions', body, call.signal);
     if (!(response.header('content-type') ?? '').includes('text/event-stream')) {
       release();
       throw new UpstreamError(502, 'The model provider did not answer with an event stream.', 'upstream_error');
@@ -66,7 +66,8 @@ export class OpenAIProvider implements ModelProvider {
           yield chunk;
         }
       } finally {
-        if (!done) release();
+        if (done) finished();
+        else release();
       }
     })();
   }
@@ -77,15 +78,16 @@ export class OpenAIProvider implements ModelProvider {
 
   /** POSTs the caller's body (the upstream model named) and answers the upstream's JSON object. */
   private async json(path: string, call: ProviderCall): Promise<WireBody> {
-    const { response, waitFor, release } = await this.open(path, { ...call.body, model: call.model }, call.signal);
+    const { response, waitFor, release, finished } = await this.open(path, { ...call.body, model: call.model }, call.signal);
     let text: string;
     try {
       text = await waitFor(response.text());
     } catch (error) {
-      // A body read to its end needs no release (an abort there only costs: a DOMException each).
       release();
       throw error;
     }
+    // A body read to its end needs no release (an abort there only costs: a DOMException each).
+    finished();
     try {
       const body = JSON.parse(text) as unknown;
       if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as WireBody;
@@ -98,7 +100,8 @@ export class OpenAIProvider implements ModelProvider {
   /**
    * POSTs to the upstream until it answers 2xx (retrying 429/5xx/connection errors with backoff),
    * or throws its error. `waitFor` bounds each later wait on the answer by the timeout; `release`
-   * ends the connection (a no-op after a full read).
+   * ends the connection, `finished` is for an answer read to its end (nothing to end; the caller's
+   * signal no longer followed).
    */
   private async open(path: string, body: WireBody, signal: AbortSignal) {
     const { baseUrl, apiKey, timeoutMs, retries, backoffMs } = this.options;
@@ -108,9 +111,8 @@ export class OpenAIProvider implements ModelProvider {
 
     for (let attempt = 0; ; attempt++) {
       const controller = new AbortController();
-      // AbortSignal.any links without a listener on the long-lived caller signal (shared by every
-      // call in flight, which would otherwise collect one listener per call).
-      const linked = AbortSignal.any([signal, controller.signal]);
+      // The caller's signal is long-lived (shared by every call in flight): followed, not linked.
+      const unfollow = followAbort(signal, controller);
       const deadline = new UpstreamDeadline(timeoutMs, () => controller.abort());
       const waitFor = async <T>(promise: Promise<T>): Promise<T> => {
         try {
@@ -120,11 +122,14 @@ export class OpenAIProvider implements ModelProvider {
           throw error;
         }
       };
-      const release = () => controller.abort();
+      const release = () => {
+        unfollow();
+        controller.abort();
+      };
       let retryAfterMs: number | null = null;
       try {
-        const response = await waitFor(postUpstream(url, headers, payload, linked));
-        if (response.status >= 200 && response.status < 300) return { response, waitFor, release };
+        const response = await waitFor(postUpstream(url, headers, payload, controller.signal));
+        if (response.status >= 200 && response.status < 300) return { response, waitFor, release, finished: unfollow };
         if (!retryable(response.status) || attempt >= retries) {
           const error = await upstreamError(response, apiKey, waitFor);
           release();

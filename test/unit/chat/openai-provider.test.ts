@@ -73,6 +73,31 @@ describe('chat openai provider: waits and connections', () => {
     expect(new Set(fake.requests.slice(before).map((r) => r.remotePort)).size).toBeLessThanOrEqual(2);
   });
 
+  it("the caller's long-lived signal keeps nothing of the calls it followed, and still aborts one in flight", async () => {
+    // AbortSignal.any on Node 20 left every call's signal in the caller signal's dependants for good.
+    const shutdown = new AbortController();
+    const longLived = () => ({ ...call(), signal: shutdown.signal });
+    fake.setScript({ json: { id: 'x', object: 'chat.completion', choices: [] } });
+    for (let i = 0; i < 3; i++) await provider.complete(longLived());
+    fake.setScript(textReply(['Hi']));
+    for await (const _chunk of await provider.stream(longLived())) void _chunk;
+    // Node adds the set (a symbol-keyed property) to a signal on its first AbortSignal.any.
+    const dependants = Object.getOwnPropertySymbols(shutdown.signal).find((s) => s.description === 'kDependantSignals');
+    expect(dependants === undefined ? 0 : ((shutdown.signal as unknown as Record<symbol, Set<unknown>>)[dependants]?.size ?? 0)).toBe(0);
+
+    fake.setScript({ sse: [{ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'Hi' } }] }], hang: true });
+    const seen: unknown[] = [];
+    const reading = (async () => {
+      for await (const chunk of await provider.stream(longLived())) {
+        seen.push(chunk);
+        shutdown.abort(new Error('shutting down'));
+      }
+    })();
+    await expect(reading).rejects.toThrow();
+    expect(seen).toHaveLength(1);
+    await vi.waitFor(() => expect(fake.requests.at(-1)!.clientClosed).toBe(true));
+  });
+
   it('calls one after another reuse the connection (keep-alive)', async () => {
     fake.setScript({ json: { id: 'x', object: 'chat.completion', choices: [] } });
     const before = fake.requests.length;

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { REDACTED } from '../../../src/lib/redact.js';
-import { safeUpstreamText, unreachableMessage, UpstreamDeadline, upstreamHeaders } from '../../../src/lib/upstream-http.js';
+import { followAbort, safeUpstreamText, unreachableMessage, UpstreamDeadline, upstreamHeaders } from '../../../src/lib/upstream-http.js';
 
 const KEY = 'sk-test-SECRET-0123456789';
 
@@ -52,4 +52,33 @@ describe('UpstreamDeadline', () => {
 it('unreachableMessage names the system error code when the failure carries one', () => {
   expect(unreachableMessage(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }))).toBe('The model provider could not be reached (ECONNREFUSED).');
   expect(unreachableMessage(new Error('boom'))).toBe('The model provider could not be reached.');
+});
+
+describe('followAbort', () => {
+  it('aborts every follower with the signal\'s reason, but none that stopped following', () => {
+    const source = new AbortController();
+    const [a, b] = [new AbortController(), new AbortController()];
+    followAbort(source.signal, a);
+    const unfollowB = followAbort(source.signal, b);
+    unfollowB();
+    source.abort(new Error('stop'));
+    expect(a.signal.aborted).toBe(true);
+    expect((a.signal.reason as Error).message).toBe('stop');
+    expect(b.signal.aborted).toBe(false);
+  });
+
+  it('puts one listener on the signal however many follow it', () => {
+    const source = new AbortController();
+    const add = vi.spyOn(source.signal, 'addEventListener');
+    for (let i = 0; i < 50; i++) followAbort(source.signal, new AbortController())();
+    expect(add).toHaveBeenCalledTimes(1);
+  });
+
+  it('aborts at once a follower of a signal already aborted', () => {
+    const source = new AbortController();
+    source.abort(new Error('gone'));
+    const follower = new AbortController();
+    followAbort(source.signal, follower);
+    expect(follower.signal.aborted).toBe(true);
+  });
 });
