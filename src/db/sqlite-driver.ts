@@ -111,19 +111,22 @@ export class SqliteConnection extends BetterSqliteConnection {
   }
 
   /**
-   * A statement given as text (raw SQL: src/db/sql.ts, MikroORM's own `execute` calls) runs with
-   * its values bound, inside `ctx` (a transaction context) when given; query builders go MikroORM's
-   * way. knex's path (raw query, runner, pool, transaction client: promises and objects per
-   * statement) costs several times the statement itself, and MikroORM writes the values into the
-   * text (a new text to prepare each time), so where it is sound the statement runs directly on the
-   * better-sqlite3 connection, prepared once (`reusePreparedStatements`):
+   * A statement given as text runs with its values bound, inside `ctx` (a transaction context)
+   * when given: raw SQL (src/db/sql.ts, MikroORM's `execute`) and MikroORM's query builders, which
+   * call this with their compiled text and bindings. knex's path (raw query, runner, pool,
+   * transaction client: promises and objects per statement) costs several times the statement
+   * itself, and MikroORM writes the values into the text (a new text to prepare each time), so
+   * where it is sound the statement runs directly on the better-sqlite3 connection, prepared once
+   * (`reusePreparedStatements`):
    * - inside `ctx`: on the transaction's connection, while the transaction is open;
    * - outside a transaction: on the pool's single connection when no transaction is open on it.
    *   better-sqlite3 runs a statement synchronously, so it cannot interleave with another's; a
    *   statement waiting for an open transaction (or for another process's write lock: SQLITE_BUSY)
    *   takes knex's path, which queues for the connection and waits for the lock (Dialect._query).
    * Values as knex's better-sqlite3 dialect and MikroORM bind them (`bindable`); a list, which
-   * neither binds, and `??` (an identifier placeholder) are written into the text by MikroORM.
+   * neither binds, `??` (an identifier placeholder) and knex objects go MikroORM's way. MikroORM's
+   * `onQuery` option applies; its query logger (`debug`, unused here) sees only MikroORM's way.
+   * A failure's message starts with the statement's text, as knex's do (without the values).
    */
   override async execute<T extends QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[] = EntityData<AnyEntity>[]>(
     query: string | Knex.QueryBuilder | Knex.Raw,
@@ -134,24 +137,21 @@ export class SqliteConnection extends BetterSqliteConnection {
   ): Promise<T> {
     const values = typeof query === 'string' && !query.includes('??') ? bindable(params) : null;
     if (!values) return super.execute<T>(query, params, method, ctx, loggerContext);
-    const sql = query as string;
+    const sql = this.config.get('onQuery')(query as string, params);
     const db = this.directConnection(ctx as KnexTransaction | undefined);
-    if (db) {
-      let result: unknown;
-      try {
-        const statement = db.prepare(sql);
-        result = statement.reader ? statement.all(values) : statement.run(values);
-      } catch (error) {
-        if (ctx || (error as { code?: string }).code !== 'SQLITE_BUSY') {
-          this.dialect.config.onStatement?.(sql);
-          throw error;
-        }
-        return this.executeThroughKnex<T>(sql, values, method, ctx);
-      }
+    if (!db) return this.executeThroughKnex<T>(sql, values, method, ctx);
+    let result: unknown;
+    try {
+      const statement = db.prepare(sql);
+      result = statement.reader ? statement.all(values) : statement.run(values);
+    } catch (error) {
+      if (!ctx && (error as { code?: string }).code === 'SQLITE_BUSY') return this.executeThroughKnex<T>(sql, values, method, ctx);
       this.dialect.config.onStatement?.(sql);
-      return this.transformRawResult<T>(result, method);
+      if (error instanceof Error) error.message = `${sql} - ${error.message}`;
+      throw error;
     }
-    return this.executeThroughKnex<T>(sql, values, method, ctx);
+    this.dialect.config.onStatement?.(sql);
+    return this.transformRawResult<T>(result, method);
   }
 
   private get dialect(): Dialect {

@@ -67,6 +67,10 @@ it('raw SQL binds values as MikroORM stores them and runs prepared once, on the 
     expect(statements.filter((sql) => sql === insert)).toHaveLength(5);
     expect(prepare.mock.calls.filter(([sql]) => sql === insert).length).toBeLessThanOrEqual(2);
     expect(raw).not.toHaveBeenCalled();
+    // A failure names the statement (not its values), as knex's do.
+    await expect(executeSql(orm.em.fork(), 'insert into t (id, v) values (?, ?)', [1, 'secret'], 'run')).rejects.toThrow(
+      /^insert into t \(id, v\) values \(\?, \?\) - UNIQUE constraint failed: t\.id$/,
+    );
     // A list, which SQLite cannot bind, is written into the text as before.
     expect(await executeSql(orm.em.fork(), 'select v from t where v in (?) order by v', [['v1', 'v3']])).toEqual([{ v: 'v1' }, { v: 'v3' }]);
   } finally {
