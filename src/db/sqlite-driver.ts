@@ -99,6 +99,9 @@ function keep<V>(into: Map<string, V> | Set<string>, key: string, value: V, limi
   else into.add(key);
 }
 
+/** SQLite's limit on a statement's bound values (SQLITE_MAX_VARIABLE_NUMBER, 32766 since 3.32). */
+const MAX_BOUND_VALUES = 32_766;
+
 /** The part of a knex transaction (MikroORM's transaction context) this file uses. */
 interface KnexTransaction {
   isCompleted(): boolean;
@@ -124,7 +127,8 @@ export class SqliteConnection extends BetterSqliteConnection {
    *   statement waiting for an open transaction (or for another process's write lock: SQLITE_BUSY)
    *   takes knex's path, which queues for the connection and waits for the lock (Dialect._query).
    * Values as knex's better-sqlite3 dialect and MikroORM bind them (`bindable`); a list, which
-   * neither binds, `??` (an identifier placeholder) and knex objects go MikroORM's way. MikroORM's
+   * neither binds, `??` (an identifier placeholder), knex objects and more values than SQLite
+   * binds in one statement go MikroORM's way. MikroORM's
    * `onQuery` option applies; its query logger (`debug`, unused here) sees only MikroORM's way.
    * A failure's message starts with the statement's text, as knex's do (without the values).
    */
@@ -135,7 +139,7 @@ export class SqliteConnection extends BetterSqliteConnection {
     ctx?: Transaction,
     loggerContext?: LoggingOptions,
   ): Promise<T> {
-    const values = typeof query === 'string' && !query.includes('??') ? bindable(params) : null;
+    const values = typeof query === 'string' && !query.includes('??') && params.length <= MAX_BOUND_VALUES ? bindable(params) : null;
     if (!values) return super.execute<T>(query, params, method, ctx, loggerContext);
     const sql = this.config.get('onQuery')(query as string, params);
     const db = this.directConnection(ctx as KnexTransaction | undefined);

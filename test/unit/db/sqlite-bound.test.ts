@@ -73,6 +73,9 @@ it('raw SQL binds values as MikroORM stores them and runs prepared once, on the 
     );
     // A list, which SQLite cannot bind, is written into the text as before.
     expect(await executeSql(orm.em.fork(), 'select v from t where v in (?) order by v', [['v1', 'v3']])).toEqual([{ v: 'v1' }, { v: 'v3' }]);
+    // So are more values than SQLite binds in one statement (32766).
+    const ids = Array.from({ length: 40_000 }, (_, i) => i + 1);
+    expect(await executeSql(orm.em.fork(), `select count(*) as n from t where id in (${ids.map(() => '?').join(', ')})`, ids, 'get')).toEqual({ n: 5 });
   } finally {
     await orm.close(true);
   }
