@@ -68,13 +68,18 @@ interface Statement {
 /** Statement texts kept prepared per connection, and texts remembered as seen once; the oldest go first past these. */
 const PREPARED_LIMIT = 200;
 const SEEN_LIMIT = 2_000;
+/**
+ * Longer texts are neither kept nor remembered: a multi-row insert or a long list, whose text
+ * rarely comes back and whose prepared program is large (up to 200 of them would stay in memory).
+ */
+const KEPT_TEXT_LIMIT = 8_000;
 
 /**
  * knex's better-sqlite3 dialect prepares every statement it runs, each time (a parse and plan by
- * SQLite, the largest single cost of a small query here). MikroORM writes the values into the
- * text of its own queries, so most of those are seen once; but some come back on every request
- * (`begin immediate`, `COMMIT;`, queries without values, and the raw statements of src/db/sql.ts,
- * which bind their values: `SqliteConnection.execute`). A text seen a second time is kept
+ * SQLite, the largest single cost of a small query here). Statements bind their values
+ * (`SqliteConnection.execute`), so a query's text comes back each time it runs, as do `begin
+ * immediate` and `COMMIT;`; a text written with its values (a list, MikroORM's way) is seen once,
+ * so it is remembered as seen but not kept. A text seen a second time is kept
  * prepared on its connection from then on. A prepared statement is only run synchronously (`all`,
  * `run`), never iterated, so one object serves every caller; SQLite prepares it again by itself if
  * the schema changed since.
@@ -84,6 +89,7 @@ function reusePreparedStatements(db: Database): void {
   const prepared = new Map<string, Statement>();
   const seen = new Set<string>();
   db.prepare = (sql: string): Statement => {
+    if (sql.length > KEPT_TEXT_LIMIT) return prepare(sql);
     const kept = prepared.get(sql);
     if (kept !== undefined) return kept;
     const statement = prepare(sql);

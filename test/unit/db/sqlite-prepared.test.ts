@@ -27,6 +27,10 @@ it('a statement text seen twice stays prepared on its connection (results as bef
     await connection.execute("alter table t add column w text default 'x'");
     expect(await connection.execute(read, [], 'get')).toEqual({ id: 1, v: 'a', w: 'x' });
     expect(preparedTimes(read)).toBe(2);
+    // A long text (a multi-row insert, a long list) is neither kept nor remembered.
+    const long = `select count(*) as n from t where v in (${Array.from({ length: 2_000 }, (_, i) => `'v${i}'`).join(', ')})`;
+    for (let i = 0; i < 3; i++) expect(await connection.execute(long, [], 'get')).toEqual({ n: 0 });
+    expect(preparedTimes(long)).toBe(3);
     // Transactions' control statements come back every time: kept too.
     for (let i = 0; i < 3; i++) await orm.em.fork().transactional((tx) => executeSql(tx, "insert into t (v) values ('d')", [], 'run'));
     expect(preparedTimes('begin immediate')).toBeLessThanOrEqual(2);
