@@ -51,7 +51,9 @@ it('a run on local: one transaction in the request, one for the whole execution,
   const lease = t.app.runtime.instances.alone ? 0 : 1;
   expect(transactions).toBe(2);
   expect(counted.length, counted.join('\n')).toBeLessThanOrEqual(12 + lease);
-  expect(inRequest).toBeLessThanOrEqual(8);
+  // The executor starts as soon as the run is queued, so on PostgreSQL its lease claim may land
+  // before the client has read the answer.
+  expect(inRequest).toBeLessThanOrEqual(8 + lease);
 });
 
 it('a streamed run: its stream reads the log once, and neither the thread nor the run the request has just written', async () => {
