@@ -8,24 +8,22 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runExecutor } from '../../../src/modules/runs/executor.js';
 import { usageEngine } from '../../../src/modules/usage/usage-engine.js';
-import { createTestApp, type TestApp } from '../../helpers/app.js';
+import type { TestApp } from '../../helpers/app.js';
 import { allSettled, tokensPolicy } from '../../helpers/enforcement.js';
 import { H } from '../../helpers/run-fixtures.js';
+import { postShortRun, statementRecordingApp, type StatementRecorder } from '../../helpers/statement-recorder.js';
 
+let recorder: StatementRecorder;
 let t: TestApp;
-let statements: string[] | null = null;
 
 beforeAll(async () => {
-  t = await createTestApp({ API_KEY_CACHE_TTL_MS: 600_000 }, { onQuery: (sql) => statements?.push(sql) });
+  recorder = await statementRecordingApp();
+  t = recorder.t;
 });
 afterAll(() => t.close());
 
 async function oneRun(assistantId: string) {
-  const response = await t.request('POST', '/v1/threads/runs', {
-    body: { assistant_id: assistantId, thread: { messages: [{ role: 'user', content: 'Say something short.' }] } },
-    headers: H,
-  });
-  expect(response.status).toBe(200);
+  expect((await postShortRun(t, assistantId)).status).toBe(200);
   await runExecutor(t.app.runtime).whenIdle();
   await usageEngine(t.app.runtime).settled();
   await allSettled(t);
@@ -36,16 +34,11 @@ it('a run under a tokens policy settles in one transaction, without reading its 
   const assistant = (await t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
   await oneRun(assistant.id);
 
-  statements = [];
-  const response = await t.request('POST', '/v1/threads/runs', {
-    body: { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'Say something short.' }] } },
-    headers: H,
-  });
-  expect(response.status).toBe(200);
+  const recording = recorder.start();
+  expect((await postShortRun(t, assistant.id)).status).toBe(200);
   await runExecutor(t.app.runtime).whenIdle();
-  for (let i = 0; i < 300 && !statements.some((sql) => /update run_enforcement_records/i.test(sql)); i++) await new Promise((r) => setTimeout(r, 10));
-  const all = statements;
-  statements = null;
+  for (let i = 0; i < 300 && !recording.some((sql) => /update run_enforcement_records/i.test(sql)); i++) await new Promise((r) => setTimeout(r, 10));
+  const all = recorder.stop();
 
   // Batched writes shared by many requests (request log, guardrail evaluations) are not the run's.
   const own = all.filter((sql) => !/^\s*insert into\W+(request_logs|guardrail_evaluations)/i.test(sql));

@@ -7,26 +7,30 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runExecutor } from '../../../src/modules/runs/executor.js';
-import { createTestApp, type TestApp } from '../../helpers/app.js';
+import type { TestApp } from '../../helpers/app.js';
 import { H, names, parseSse } from '../../helpers/run-fixtures.js';
+import { postShortRun, statementRecordingApp, type StatementRecorder } from '../../helpers/statement-recorder.js';
 
+let recorder: StatementRecorder;
 let t: TestApp;
-let statements: string[] | null = null;
 
 beforeAll(async () => {
-  // Keys stay cached for the whole file: a key lookup after the default 5 s expiry (a slow machine)
-  // would be counted as one of the run's statements.
-  t = await createTestApp({ API_KEY_CACHE_TTL_MS: 600_000 }, { onQuery: (sql) => statements?.push(sql) });
+  recorder = await statementRecordingApp();
+  t = recorder.t;
 });
 afterAll(() => t.close());
 
 async function oneRun(assistantId: string) {
-  const response = await t.request('POST', '/v1/threads/runs', {
-    body: { assistant_id: assistantId, thread: { messages: [{ role: 'user', content: 'Say something short.' }] } },
-    headers: H,
-  });
+  const response = await postShortRun(t, assistantId);
   expect(response.status).toBe(200);
   return response.body;
+}
+
+/** What a run's own statements are: transaction control and the request log's shared batches left out. */
+function counted(all: string[]): string[] {
+  // The request log is written in timed batches shared by many requests (request-log.writer.ts):
+  // a batch that happens to fall inside this run is not the run's own statement.
+  return all.filter((sql) => !/^\s*(begin|commit|rollback|savepoint|release)/i.test(sql) && !/^\s*insert into\W+request_logs/i.test(sql));
 }
 
 it('a run on local: one transaction in the request, one for the whole execution, at most 12 statements', async () => {
@@ -34,23 +38,20 @@ it('a run on local: one transaction in the request, one for the whole execution,
   await oneRun(assistant.id);
   await runExecutor(t.app.runtime).whenIdle();
 
-  statements = [];
+  const recording = recorder.start();
   const run = await oneRun(assistant.id);
-  const inRequest = statements.length;
+  const inRequest = recording.length;
   await runExecutor(t.app.runtime).whenIdle();
-  const all = statements;
-  statements = null;
+  const all = recorder.stop();
 
   const settled = await t.request('GET', `/v1/threads/${run.thread_id}/runs/${run.id}`, { headers: H });
   expect(settled.body.status).toBe('completed');
   const transactions = all.filter((sql) => /^\s*begin/i.test(sql)).length;
-  // The request log is written in timed batches shared by many requests (request-log.writer.ts):
-  // a batch that happens to fall inside this run is not the run's own statement.
-  const counted = all.filter((sql) => !/^\s*(begin|commit|rollback|savepoint|release)/i.test(sql) && !/^\s*insert into\W+request_logs/i.test(sql));
+  const own = counted(all);
   // Instances sharing a database (PostgreSQL) claim a run's lease before executing it; alone (SQLite) no claim is needed.
   const lease = t.app.runtime.instances.alone ? 0 : 1;
   expect(transactions).toBe(2);
-  expect(counted.length, counted.join('\n')).toBeLessThanOrEqual(12 + lease);
+  expect(own.length, own.join('\n')).toBeLessThanOrEqual(12 + lease);
   // The executor starts as soon as the run is queued, so on PostgreSQL its lease claim may land
   // before the client has read the answer.
   expect(inRequest).toBeLessThanOrEqual(8 + lease);
@@ -58,23 +59,21 @@ it('a run on local: one transaction in the request, one for the whole execution,
 
 it('a streamed run: its stream reads the log once, and neither the thread nor the run the request has just written', async () => {
   const assistant = (await t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
-  const body = { assistant_id: assistant.id, stream: true, thread: { messages: [{ role: 'user', content: 'Say something short.' }] } };
-  await t.request('POST', '/v1/threads/runs', { body, headers: H });
+  await postShortRun(t, assistant.id, { stream: true });
   await runExecutor(t.app.runtime).whenIdle();
 
-  statements = [];
-  const response = await t.request('POST', '/v1/threads/runs', { body, headers: H });
+  recorder.start();
+  const response = await postShortRun(t, assistant.id, { stream: true });
   await runExecutor(t.app.runtime).whenIdle();
-  const all = statements;
-  statements = null;
+  const all = recorder.stop();
 
   expect(response.status).toBe(200);
   expect(names(parseSse(response.text)).slice(-2)).toEqual(['thread.run.completed', 'done']);
   const reads = all.filter((sql) => /^\s*select/i.test(sql));
   expect(reads.filter((sql) => /\brun_events\b/.test(sql)), all.join('\n')).toHaveLength(1);
   expect(reads.filter((sql) => /\b(threads|runs)\b/.test(sql)), all.join('\n')).toEqual([]);
-  const counted = all.filter((sql) => !/^\s*(begin|commit|rollback|savepoint|release)/i.test(sql) && !/^\s*insert into\W+request_logs/i.test(sql));
+  const own = counted(all);
   const lease = t.app.runtime.instances.alone ? 0 : 1;
   // The run's own statements and the one read of its log.
-  expect(counted.length, counted.join('\n')).toBeLessThanOrEqual(13 + lease);
+  expect(own.length, own.join('\n')).toBeLessThanOrEqual(13 + lease);
 });
