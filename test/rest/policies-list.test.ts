@@ -2,14 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeSql } from '../../src/db/sql.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { uuid } from '../../src/lib/ids.js';
+import { policyPage, type PolicyListFilter } from '../../src/modules/policies/policy-list.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
 
 /*
  * The policy list at any size (src/modules/policies/policy-list.ts): its total comes from counts
  * that triggers keep (usage_policy_counts, migration 0006_policy_counts), and a page is found by
- * walking the list's index from the nearer end. Here: the counts stay equal to what is stored
- * through every kind of write, and every page from either end is the slice of the whole list.
+ * walking the list's index from the nearest page anchor before it. Here: the counts stay equal to
+ * what is stored through every kind of write, and every page, across anchors and after writes, is
+ * the slice of the whole list.
  */
 
 const BASE = '/v1/policies/usage-limits';
@@ -151,18 +153,72 @@ describe('pages', () => {
       }
     }
   });
+
+  /** A page of `filter`'s list with anchors `every` positions apart (the service's are 1,000 apart: these lists are shorter). */
+  const anchoredPage = async (filter: Omit<PolicyListFilter, 'organisationId'>, offset: number, limit: number, every: number) => {
+    const [{ organisation_id: organisationId }] = await executeSql<Array<{ organisation_id: string }>>(app.app.runtime.fork(), 'select organisation_id from workspaces where id = ?', [ws.workspaceId]);
+    const page = await policyPage(app.app.runtime, app.app.runtime.fork(), { organisationId, ...filter }, { offset, limit }, every);
+    return { total: page.total, ids: page.data.map((p) => p.id) };
+  };
+  const eachPage = async (filter: Omit<PolicyListFilter, 'organisationId'>, match: (p: (typeof written)[number]) => boolean) => {
+    const all = expected(match);
+    for (const every of [1, 2, 3, 5]) {
+      for (const size of [1, 2, 3, 7]) {
+        for (let offset = 0; offset <= all.length; offset += size) {
+          expect(await anchoredPage(filter, offset, size, every), `${JSON.stringify(filter)} every=${every} offset=${offset} size=${size}`).toEqual({
+            total: all.length,
+            ids: all.slice(offset, offset + size),
+          });
+        }
+      }
+    }
+  };
+
+  it('pages that start from page anchors are the slices offset paging gives, under every filter', async () => {
+    await eachPage({ status: 'active' }, (p) => p.status === 'active');
+    await eachPage({ status: 'active', type: 'cost' }, (p) => p.status === 'active' && p.type === 'cost');
+    await eachPage({ status: 'archived' }, (p) => p.status === 'archived');
+    await eachPage({ status: 'active', workspaceId: ws.workspaceId, type: 'tokens' }, (p) => p.status === 'active' && p.workspace === ws.slug && p.type === 'tokens');
+  });
+
+  it('after a policy is created, archived, or written outside the service, pages past an anchor are exact', async () => {
+    const active = (p: (typeof written)[number]) => p.status === 'active';
+    // Anchors built before each write (every 2, 3 positions) must not serve the list after it.
+    await eachPage({ status: 'active' }, active);
+
+    // Created: newer than all, so it shifts every later position by one.
+    listClock.advance(1000);
+    const r = await app.request('POST', BASE, { body: { ...minimal, name: 'late', type: 'tokens' } });
+    expect(r.status, r.text).toBe(200);
+    written.push({ id: r.body.id, type: 'tokens', workspace: 'default', status: 'active', at: listClock.now().getTime() });
+    await eachPage({ status: 'active' }, active);
+
+    // Archived: one in the middle leaves, the positions after it move up.
+    const middle = expected(active)[7];
+    expect((await app.request('DELETE', `${BASE}/${middle}`)).status).toBe(200);
+    written.find((p) => p.id === middle)!.status = 'archived';
+    await eachPage({ status: 'active' }, active);
+    await eachPage({ status: 'archived' }, (p) => p.status === 'archived');
+
+    // Archived outside the service (no invalidation): the total moves, so do the anchors used.
+    const other = expected(active)[3];
+    await executeSql(app.app.runtime.fork(), "update usage_limits_policies set status = 'archived' where id = ?", [other]);
+    written.find((p) => p.id === other)!.status = 'archived';
+    await eachPage({ status: 'active' }, active);
+  });
 });
 
-it('no policy is counted for a page, and a page in the second half of the list walks from its end', async () => {
-  const last = Math.ceil((await total()) / 2) - 1;
+it('no policy is counted for a page, and a page past an anchor walks from it', async () => {
+  const [{ organisation_id: organisationId }] = await sql<{ organisation_id: string }>('select organisation_id from workspaces where id = ?', [other.workspaceId]);
+  const count = await total();
   statements = [];
-  const r = await t.request('GET', `${BASE}?page_size=2&current_page=${last}`);
+  const page = await policyPage(t.app.runtime, t.app.runtime.fork(), { organisationId, status: 'active' }, { offset: count - 2, limit: 2 }, 4);
   const seen = statements;
   statements = null;
-  expect(r.status).toBe(200);
+  expect(page.data).toHaveLength(2);
   expect(seen.filter((s) => /usage_policy_counts/.test(s))).toHaveLength(1);
   expect(seen.filter((s) => /count\(/i.test(s) && /usage_limits_policies/.test(s))).toEqual([]);
   const walks = seen.filter((s) => /select id from usage_limits_policies/.test(s));
   expect(walks).toHaveLength(1);
-  expect(walks[0]).toMatch(/order by created_at asc, id asc/);
+  expect(walks[0]).toMatch(/\(created_at, id\) < /);
 });

@@ -46,7 +46,7 @@ export async function listPolicies(ctx: ServiceContext, input: ListPoliciesInput
   const where: PolicyListFilter = { ...ctx.scope.rows(), status: filter.status ?? 'active' };
   if (filter.workspace_id != null) where.workspaceId = (await ctx.scope.workspace(ctx.em, filter.workspace_id, 'workspace_id')).id;
   if (filter.type) where.type = filter.type;
-  return policyPage(ctx.em, where, page);
+  return policyPage(ctx.runtime, ctx.em, where, page);
 }
 
 /** A policy the caller can see: another organisation's, or another workspace's for a workspace key, is a 404. */
