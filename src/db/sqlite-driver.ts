@@ -1,7 +1,7 @@
 import { Utils, type AnyEntity, type Configuration, type Dictionary, type EntityData, type LoggingOptions, type QueryResult, type Transaction } from '@mikro-orm/core';
 import { AbstractSqlDriver, BetterSqliteKnexDialect, type AbstractSqlConnection, type CheckDef, type Knex } from '@mikro-orm/knex';
 import { BetterSqliteConnection, BetterSqlitePlatform, BetterSqliteSchemaHelper } from '@mikro-orm/better-sqlite';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 
 /** How long a statement waits for another connection's write lock before it fails. */
 export const BUSY_WAIT_MS = 10_000;
@@ -108,6 +108,15 @@ function keep<V>(into: Map<string, V> | Set<string>, key: string, value: V, limi
 /** SQLite's limit on a statement's bound values (SQLITE_MAX_VARIABLE_NUMBER, 32766 since 3.32). */
 const MAX_BOUND_VALUES = 32_766;
 
+/**
+ * Bound values larger than this in all (characters of text, bytes of a Buffer) make a statement
+ * wait one turn of the event loop before it runs: a statement carrying a megabyte of text takes
+ * milliseconds, and running directly it would share its turn with the statements and work around
+ * it (a run request writes its thread's messages, the run and its events back to back), so no
+ * turn holds two of them and other requests get in between. Small statements keep the direct path.
+ */
+const LARGE_VALUES = 64 * 1024;
+
 /** The part of a knex transaction (MikroORM's transaction context) this file uses. */
 interface KnexTransaction {
   isCompleted(): boolean;
@@ -137,6 +146,7 @@ export class SqliteConnection extends BetterSqliteConnection {
    * binds in one statement go MikroORM's way. MikroORM's
    * `onQuery` option applies; its query logger (`debug`, unused here) sees only MikroORM's way.
    * A failure's message starts with the statement's text, as knex's do (without the values).
+   * Large values wait a turn of the event loop first (LARGE_VALUES).
    */
   override async execute<T extends QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[] = EntityData<AnyEntity>[]>(
     query: string | Knex.QueryBuilder | Knex.Raw,
@@ -148,6 +158,7 @@ export class SqliteConnection extends BetterSqliteConnection {
     const values = typeof query === 'string' && !query.includes('??') && params.length <= MAX_BOUND_VALUES ? bindable(params) : null;
     if (!values) return super.execute<T>(query, params, method, ctx, loggerContext);
     const sql = this.config.get('onQuery')(query as string, params);
+    if (sizeOf(values) > LARGE_VALUES) await nextTurn();
     const db = this.directConnection(ctx as KnexTransaction | undefined);
     if (!db) return this.executeThroughKnex<T>(sql, values, method, ctx);
     let result: unknown;
@@ -204,6 +215,13 @@ function bindable(params: readonly unknown[]): unknown[] | null {
     else return null;
   }
   return values;
+}
+
+/** The characters of the text values and the bytes of the Buffers in `values`. */
+function sizeOf(values: readonly unknown[]): number {
+  let size = 0;
+  for (const value of values) if (typeof value === 'string' || Buffer.isBuffer(value)) size += value.length;
+  return size;
 }
 
 /**

@@ -100,6 +100,36 @@ it('inside a transaction runs in it; outside, waits for the open transaction ins
   }
 });
 
+it('a statement with large values waits a turn of the event loop first, inside a transaction too; a small one does not', async () => {
+  const orm = await open(':memory:');
+  try {
+    const large = 'x'.repeat(256_000);
+    const order: string[] = [];
+    await orm.em.fork().transactional(async (tx) => {
+      await executeSql(tx, 'insert into t (v) values (?)', [large], 'run');
+      order.push('first');
+      setImmediate(() => order.push('immediate'));
+      await executeSql(tx, 'insert into t (v, doc) values (?, ?)', ['second', large], 'run');
+      order.push('second');
+    });
+    // Run back to back, both would have held the same turn of the event loop.
+    expect(order).toEqual(['first', 'immediate', 'second']);
+    order.length = 0;
+    setImmediate(() => order.push('immediate'));
+    await executeSql(orm.em.fork(), 'insert into t (v) values (?)', ['x'.repeat(1_000)], 'run');
+    order.push('small');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['small', 'immediate']);
+    expect(await executeSql(orm.em.fork(), 'select length(v) as v, length(doc) as doc from t order by id', [])).toEqual([
+      { v: 256_000, doc: null },
+      { v: 6, doc: 256_000 },
+      { v: 1_000, doc: null },
+    ]);
+  } finally {
+    await orm.close(true);
+  }
+});
+
 it("waits for another connection's write lock without blocking, and counts the statement once", async () => {
   const file = join(dir, 'shared.sqlite');
   const statements: string[] = [];
