@@ -1,8 +1,10 @@
+import { afterAll, beforeAll } from 'vitest';
 import { createTestApp, type TestApp } from './app.js';
 import { H } from './run-fixtures.js';
 
 export interface StatementRecorder {
-  t: TestApp;
+  /** The file's app (started before its tests, closed after them). */
+  readonly t: TestApp;
   /** Starts a new recording; the array it returns grows as statements run. */
   start(): string[];
   /** Ends the recording and returns what it holds. */
@@ -10,15 +12,23 @@ export interface StatementRecorder {
 }
 
 /**
- * A test app whose SQL statements a test records through the runtime's onQuery hook (a count, not
- * a timing). Keys stay cached for the whole file: a key lookup after the default 5 s expiry (a slow
- * machine) would be counted as one of the measured statements.
+ * A test file's app whose SQL statements a test records through the runtime's onQuery hook (a
+ * count, not a timing); it starts before the file's tests and closes after them. Keys stay cached
+ * for the whole file: a key lookup after the default 5 s expiry (a slow machine) would be counted
+ * as one of the measured statements.
  */
-export async function statementRecordingApp(): Promise<StatementRecorder> {
+export function useStatementRecorder(): StatementRecorder {
   let statements: string[] | null = null;
-  const t = await createTestApp({ API_KEY_CACHE_TTL_MS: 600_000 }, { onQuery: (sql) => statements?.push(sql) });
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    app = await createTestApp({ API_KEY_CACHE_TTL_MS: 600_000 }, { onQuery: (sql) => statements?.push(sql) });
+  });
+  afterAll(() => app?.close());
   return {
-    t,
+    get t() {
+      if (!app) throw new Error('The statement recorder\'s app starts in beforeAll.');
+      return app;
+    },
     start: () => (statements = []),
     stop: () => {
       const all = statements ?? [];

@@ -5,38 +5,30 @@
  * database does not read back the admission records it wrote. The bound is what the code reaches
  * today, so a change that adds statements fails here.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runExecutor } from '../../../src/modules/runs/executor.js';
 import { usageEngine } from '../../../src/modules/usage/usage-engine.js';
-import type { TestApp } from '../../helpers/app.js';
 import { allSettled, tokensPolicy } from '../../helpers/enforcement.js';
 import { H } from '../../helpers/run-fixtures.js';
-import { postShortRun, statementRecordingApp, type StatementRecorder } from '../../helpers/statement-recorder.js';
+import { postShortRun, useStatementRecorder } from '../../helpers/statement-recorder.js';
 
-let recorder: StatementRecorder;
-let t: TestApp;
-
-beforeAll(async () => {
-  recorder = await statementRecordingApp();
-  t = recorder.t;
-});
-afterAll(() => t.close());
+const recorder = useStatementRecorder();
 
 async function oneRun(assistantId: string) {
-  expect((await postShortRun(t, assistantId)).status).toBe(200);
-  await runExecutor(t.app.runtime).whenIdle();
-  await usageEngine(t.app.runtime).settled();
-  await allSettled(t);
+  expect((await postShortRun(recorder.t, assistantId)).status).toBe(200);
+  await runExecutor(recorder.t.app.runtime).whenIdle();
+  await usageEngine(recorder.t.app.runtime).settled();
+  await allSettled(recorder.t);
 }
 
 it('a run under a tokens policy settles in one transaction, without reading its admission records back', async () => {
-  await tokensPolicy(t, 1_000_000, 'Counted');
-  const assistant = (await t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
+  await tokensPolicy(recorder.t, 1_000_000, 'Counted');
+  const assistant = (await recorder.t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
   await oneRun(assistant.id);
 
   const recording = recorder.start();
-  expect((await postShortRun(t, assistant.id)).status).toBe(200);
-  await runExecutor(t.app.runtime).whenIdle();
+  expect((await postShortRun(recorder.t, assistant.id)).status).toBe(200);
+  await runExecutor(recorder.t.app.runtime).whenIdle();
   for (let i = 0; i < 300 && !recording.some((sql) => /update run_enforcement_records/i.test(sql)); i++) await new Promise((r) => setTimeout(r, 10));
   const all = recorder.stop();
 
@@ -49,7 +41,7 @@ it('a run under a tokens policy settles in one transaction, without reading its 
   expect(settlement[0]).toMatch(/^\s*begin/i);
   expect(settlement.slice(1, 4).some((sql) => /update run_enforcement_records set settled_at = .+, settlement = /i.test(sql))).toBe(true);
   expect(settlement[4]).toMatch(/^\s*commit/i);
-  if (t.app.runtime.instances.alone) {
+  if (recorder.t.app.runtime.instances.alone) {
     expect(records.filter((sql) => /^\s*select/i.test(sql))).toHaveLength(0);
     // The request 12 (data_version; the reservation: begin, 2, commit; the run: begin, 5, commit), execution 8, settlement 5.
     expect(own.length, own.join('\n')).toBeLessThanOrEqual(25);

@@ -5,23 +5,15 @@
  * code reaches today, so a change that adds statements fails here; the goal is 15 statements, 5 of
  * them in the request (`npm run bench` prints the count beside it).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runExecutor } from '../../../src/modules/runs/executor.js';
-import type { TestApp } from '../../helpers/app.js';
 import { H, names, parseSse } from '../../helpers/run-fixtures.js';
-import { postShortRun, statementRecordingApp, type StatementRecorder } from '../../helpers/statement-recorder.js';
+import { postShortRun, useStatementRecorder } from '../../helpers/statement-recorder.js';
 
-let recorder: StatementRecorder;
-let t: TestApp;
-
-beforeAll(async () => {
-  recorder = await statementRecordingApp();
-  t = recorder.t;
-});
-afterAll(() => t.close());
+const recorder = useStatementRecorder();
 
 async function oneRun(assistantId: string) {
-  const response = await postShortRun(t, assistantId);
+  const response = await postShortRun(recorder.t, assistantId);
   expect(response.status).toBe(200);
   return response.body;
 }
@@ -34,22 +26,22 @@ function counted(all: string[]): string[] {
 }
 
 it('a run on local: one transaction in the request, one for the whole execution, at most 12 statements', async () => {
-  const assistant = (await t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
+  const assistant = (await recorder.t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
   await oneRun(assistant.id);
-  await runExecutor(t.app.runtime).whenIdle();
+  await runExecutor(recorder.t.app.runtime).whenIdle();
 
   const recording = recorder.start();
   const run = await oneRun(assistant.id);
   const inRequest = recording.length;
-  await runExecutor(t.app.runtime).whenIdle();
+  await runExecutor(recorder.t.app.runtime).whenIdle();
   const all = recorder.stop();
 
-  const settled = await t.request('GET', `/v1/threads/${run.thread_id}/runs/${run.id}`, { headers: H });
+  const settled = await recorder.t.request('GET', `/v1/threads/${run.thread_id}/runs/${run.id}`, { headers: H });
   expect(settled.body.status).toBe('completed');
   const transactions = all.filter((sql) => /^\s*begin/i.test(sql)).length;
   const own = counted(all);
   // Instances sharing a database (PostgreSQL) claim a run's lease before executing it; alone (SQLite) no claim is needed.
-  const lease = t.app.runtime.instances.alone ? 0 : 1;
+  const lease = recorder.t.app.runtime.instances.alone ? 0 : 1;
   expect(transactions).toBe(2);
   expect(own.length, own.join('\n')).toBeLessThanOrEqual(12 + lease);
   // The executor starts as soon as the run is queued, so on PostgreSQL its lease claim may land
@@ -58,13 +50,13 @@ it('a run on local: one transaction in the request, one for the whole execution,
 });
 
 it('a streamed run: its stream reads the log once, and neither the thread nor the run the request has just written', async () => {
-  const assistant = (await t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
-  await postShortRun(t, assistant.id, { stream: true });
-  await runExecutor(t.app.runtime).whenIdle();
+  const assistant = (await recorder.t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
+  await postShortRun(recorder.t, assistant.id, { stream: true });
+  await runExecutor(recorder.t.app.runtime).whenIdle();
 
   recorder.start();
-  const response = await postShortRun(t, assistant.id, { stream: true });
-  await runExecutor(t.app.runtime).whenIdle();
+  const response = await postShortRun(recorder.t, assistant.id, { stream: true });
+  await runExecutor(recorder.t.app.runtime).whenIdle();
   const all = recorder.stop();
 
   expect(response.status).toBe(200);
@@ -73,7 +65,7 @@ it('a streamed run: its stream reads the log once, and neither the thread nor th
   expect(reads.filter((sql) => /\brun_events\b/.test(sql)), all.join('\n')).toHaveLength(1);
   expect(reads.filter((sql) => /\b(threads|runs)\b/.test(sql)), all.join('\n')).toEqual([]);
   const own = counted(all);
-  const lease = t.app.runtime.instances.alone ? 0 : 1;
+  const lease = recorder.t.app.runtime.instances.alone ? 0 : 1;
   // The run's own statements and the one read of its log.
   expect(own.length, own.join('\n')).toBeLessThanOrEqual(13 + lease);
 });
