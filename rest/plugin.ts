@@ -7,6 +7,7 @@ import { readLimited } from '../src/http/body-limit.js';
 import { markDataPlane } from '../src/http/data-plane.js';
 import { requestIdOf } from '../src/http/request-id.js';
 import { recordRoute } from '../src/http/route-label.js';
+import { isAsyncIterable } from '../src/lib/feed.js';
 import { findInputProblem, type InputProblem } from '../src/http/input-guard.js';
 import { InternalError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, invalidJson, unknownUrl } from '../schema/contracts.js';
 import { executeOperation } from './compiled-operations.js';
@@ -181,10 +182,6 @@ function jsonBody(payload: unknown): string | Uint8Array<ArrayBuffer> {
 
 function firstField(data: Record<string, unknown> | null | undefined): unknown {
   return data ? Object.values(data)[0] : null;
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<ExecutionResult> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
 /** Bodies above this many bytes are handled in steps that each let other requests in. */

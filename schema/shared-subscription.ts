@@ -9,7 +9,7 @@ import {
   type ExecutionResult,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { isFeed, mapFeed, type Feed } from '../src/lib/feed.js';
+import { isAsyncIterable, isFeed, mapFeed, type Feed } from '../src/lib/feed.js';
 
 /**
  * Subscriptions followed by many clients at once (1,000 on one run's events): graphql-js executes
@@ -133,8 +133,4 @@ function perSubscriber(source: AsyncIterable<unknown>, args: ExecutionArgs): Asy
     [Symbol.asyncIterator]: () => mapped,
   };
   return mapped;
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }

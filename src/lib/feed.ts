@@ -26,6 +26,10 @@ export interface Feed<T> extends AsyncIterable<T> {
   stop(): void;
 }
 
+export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
 export function isFeed<T>(source: AsyncIterable<T>): source is Feed<T> {
   const candidate = source as Partial<Feed<T>>;
   return typeof candidate.start === 'function' && typeof candidate.resume === 'function' && typeof candidate.stop === 'function';
