@@ -3,6 +3,7 @@
  * runs' OpenAI adapter): the request headers, a time limit on each wait for the upstream, the
  * messages for a provider that is silent or unreachable, and upstream text made safe to show.
  */
+import { onAbort } from './on-abort.js';
 import { redactSecrets } from './redact.js';
 
 /** How much of an upstream's text is read, and how much of it is shown. */
@@ -55,38 +56,16 @@ export class UpstreamDeadline {
   }
 }
 
-/** The controllers following each long-lived signal (see followAbort). */
-const followers = new WeakMap<AbortSignal, Set<AbortController>>();
-
 /**
- * Aborts `controller` when `signal` aborts, until the returned `unfollow` is called. For a
- * long-lived signal (the runtime's shutdown) followed by every model call: each signal gets one
- * listener, however many calls follow it. Not AbortSignal.any: on Node 20 every signal it makes
- * stays in the long-lived signal's set of dependants for good (a leak per call, and GC work
- * that grows with it), and a listener per call would pile up on the shared signal.
+ * Aborts `controller` when `signal` aborts, until the returned `unfollow` is called; at once if it
+ * already has. For a long-lived signal (the runtime's shutdown) followed by every model call: one
+ * listener per signal however many calls follow it (onAbort). Not AbortSignal.any: on Node 20
+ * every signal it makes stays in the long-lived signal's set of dependants for good.
  */
 export function followAbort(signal: AbortSignal, controller: AbortController): () => void {
-  if (signal.aborted) {
-    controller.abort(signal.reason);
-    return () => {};
-  }
-  let following = followers.get(signal);
-  if (!following) {
-    const set = new Set<AbortController>();
-    followers.set(signal, set);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const follower of set) follower.abort(signal.reason);
-        set.clear();
-      },
-      { once: true },
-    );
-    following = set;
-  }
-  const set = following;
-  set.add(controller);
-  return () => set.delete(controller);
+  if (!signal.aborted) return onAbort(signal, () => controller.abort(signal.reason));
+  controller.abort(signal.reason);
+  return () => {};
 }
 
 /** What a call whose connection failed answers, with the system's error code when there is one. */

@@ -67,11 +67,14 @@ describe('followAbort', () => {
     expect(b.signal.aborted).toBe(false);
   });
 
-  it('puts one listener on the signal however many follow it', () => {
+  it('puts one listener on the signal however many follow it, and none once all stopped', () => {
     const source = new AbortController();
     const add = vi.spyOn(source.signal, 'addEventListener');
-    for (let i = 0; i < 50; i++) followAbort(source.signal, new AbortController())();
+    const remove = vi.spyOn(source.signal, 'removeEventListener');
+    const unfollows = Array.from({ length: 50 }, () => followAbort(source.signal, new AbortController()));
     expect(add).toHaveBeenCalledTimes(1);
+    for (const unfollow of unfollows) unfollow();
+    expect(remove).toHaveBeenCalledTimes(1);
   });
 
   it('aborts at once a follower of a signal already aborted', () => {
