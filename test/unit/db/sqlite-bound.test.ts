@@ -39,9 +39,10 @@ const knexOf = (orm: Orm) => (orm.em.getConnection() as unknown as { getKnex(): 
 
 it('raw SQL binds values as MikroORM stores them and runs prepared once, on the connection itself', async () => {
   const statements: string[] = [];
+  // Spied before the connection opens: it keeps the prepare it found then (reusePreparedStatements).
+  const prepare = vi.spyOn(Database.prototype, 'prepare');
   const orm = await open(':memory:', statements);
   try {
-    const prepare = vi.spyOn(Database.prototype, 'prepare');
     const raw = vi.spyOn(knexOf(orm), 'raw');
     statements.length = 0;
     const insert = 'insert into t (v, n, at, flag, doc) values (?, ?, ?, ?, ?)';
