@@ -524,22 +524,8 @@ class RunJob {
     step.usage = usage;
     // Opened by this transaction: inserted as they are now at its end. Else written by an earlier one.
     if (written) {
-      await execute(rtx.tx, 'update thread_messages set content = ?, status = ?, incomplete_details = ?, incomplete_at = ?, completed_at = ? where id = ?', [
-        JSON.stringify(message.content),
-        message.status,
-        message.incompleteDetails ? JSON.stringify(message.incompleteDetails) : null,
-        message.incompleteAt ?? null,
-        message.completedAt ?? null,
-        message.id,
-      ]);
-      await execute(rtx.tx, 'update run_steps set status = ?, failed_at = ?, last_error = ?, completed_at = ?, usage = ? where id = ?', [
-        step.status,
-        step.failedAt ?? null,
-        step.lastError ? JSON.stringify(step.lastError) : null,
-        step.completedAt ?? null,
-        JSON.stringify(step.usage),
-        step.id,
-      ]);
+      await rtx.update(MessageSchema, message);
+      await rtx.update(RunStepSchema, step);
     }
     this.message = null;
     this.text = '';

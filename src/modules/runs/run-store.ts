@@ -69,6 +69,11 @@ export class RunTx {
     return row;
   }
 
+  /** Writes `row` back, every column by its key (one UPDATE): a row of `schema` an earlier transaction inserted, changed since. */
+  update<T extends object>(schema: EntitySchema<T>, row: T): Promise<void> {
+    return updateRow(this.tx, schema, row);
+  }
+
   /**
    * Appends `drafts` to the run's log (only while it is `whileStatus`, if given; else RunMovedError).
    * A run this transaction holds is numbered from its known count, with no statement of its own.
