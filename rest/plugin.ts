@@ -7,16 +7,16 @@ import { readLimited } from '../src/http/body-limit.js';
 import { markDataPlane } from '../src/http/data-plane.js';
 import { requestIdOf } from '../src/http/request-id.js';
 import { recordRoute } from '../src/http/route-label.js';
-import { isAsyncIterable } from '../src/lib/feed.js';
+import { feedOf, isAsyncIterable, mapFeed, type Feed } from '../src/lib/feed.js';
 import { findInputProblem, type InputProblem } from '../src/http/input-guard.js';
 import { InternalError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, invalidJson, unknownUrl } from '../schema/contracts.js';
 import { executeOperation } from './compiled-operations.js';
 import { loadOperations, type Operation } from './documents.js';
 import { appErrorResponse, badRequest, errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
-import type { RestInput, RouteRow, RouteTable } from './route.js';
+import type { RestInput, RouteRow, RouteTable, SseEvent } from './route.js';
 import { matchRoute } from './router.js';
 import { routes as defaultRoutes } from './routes.js';
-import { eventsOf, sseResponse } from './sse.js';
+import { sseResponse } from './sse.js';
 
 export interface RestOptions {
   runtime: Runtime;
@@ -182,6 +182,17 @@ function jsonBody(payload: unknown): string | Uint8Array<ArrayBuffer> {
 
 function firstField(data: Record<string, unknown> | null | undefined): unknown {
   return data ? Object.values(data)[0] : null;
+}
+
+/**
+ * A subscription's results as SSE events (`toEvent` of the root field's value), each mapped in the
+ * call that delivers it; an error result fails the stream.
+ */
+function eventsOf(results: AsyncIterable<ExecutionResult>, toEvent: (payload: any) => SseEvent): Feed<SseEvent> {
+  return mapFeed(feedOf(results), (result) => {
+    if (result.errors?.length) throw result.errors[0];
+    return toEvent(firstField(result.data));
+  });
 }
 
 /** Bodies above this many bytes are handled in steps that each let other requests in. */

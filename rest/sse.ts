@@ -1,7 +1,6 @@
 import { Buffer } from 'node:buffer';
-import type { ExecutionResult } from 'graphql';
 import { eventStreamResponse } from '../src/http/event-stream.js';
-import { feedOf, mapFeed, type Feed } from '../src/lib/feed.js';
+import type { Feed } from '../src/lib/feed.js';
 import type { SseEvent } from './route.js';
 
 export interface SseOptions {
@@ -83,15 +82,4 @@ export function sseResponse(events: Feed<SseEvent> | AsyncIterable<SseEvent>, op
       },
     },
   );
-}
-
-/**
- * A subscription's results as SSE events (`toEvent` of the root field's value), each mapped in the
- * call that delivers it; an error result fails the stream.
- */
-export function eventsOf(results: AsyncIterable<ExecutionResult>, toEvent: (payload: any) => SseEvent): Feed<SseEvent> {
-  return mapFeed(feedOf(results), (result) => {
-    if (result.errors?.length) throw result.errors[0];
-    return toEvent(result.data ? Object.values(result.data)[0] : null);
-  });
 }
