@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { PostgreSqlPlatform } from '@mikro-orm/postgresql';
-import { SqliteConnection } from './sqlite-driver.js';
 
 /**
  * The SQL dialect `em` speaks, for the few statements that must differ (date functions): the rest
@@ -29,9 +28,9 @@ export async function executeSql<T = unknown>(em: EntityManager, sql: string, pa
  * `executeSql`). Values as for `executeSql`.
  */
 export async function boundSql<T>(em: EntityManager, sql: string, params: unknown[], method: 'all' | 'get' | 'run' = 'all'): Promise<T> {
+  if (dialectOf(em) === 'sqlite') return executeSql<T>(em, sql, params, method);
   const connection = rawConnection(em);
   const ctx = transactionOf(em);
-  if (connection instanceof SqliteConnection) return connection.execute<T>(sql, params, method, ctx);
   const query = connection.getKnex().raw(sql, params);
   if (ctx) query.transacting(ctx);
   return connection.transformRawResult<T>(await query, method);
