@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import { startFakeUpstream } from './fake-upstream.js';
-import { goalLine, inParallel, intEnv, quantile } from './lib.js';
+import { goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
 
 /**
  * `npm run bench` (chat part): the latency Gatehouse adds to `POST /v1/chat/completions`. A small
@@ -104,12 +104,11 @@ const overheads: number[] = [];
 /** CPU (ms, user + system) of the bench's process (`client`) and of the gateway's, in each kind of batch, and the requests it served. */
 type Cpu = { client: number; gateway: number; requests: number };
 const cpu: Record<Target, Cpu> = { direct: { client: 0, gateway: 0, requests: 0 }, gateway: { client: 0, gateway: 0, requests: 0 } };
-const ms = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 
 async function batch(target: Target, stream: boolean, count: number, concurrency: number, latencies: number[]): Promise<number> {
-  const gatewayAtStart = ms((await ask('cpu')).cpu);
+  const gatewayAtStart: number = (await ask('cpu')).cpu;
   const started = performance.now();
-  const cpuAtStart = process.cpuUsage();
+  const cpuAtStart = processCpuMs();
   await inParallel(concurrency, count, async () => {
     const t0 = performance.now();
     const response = await send(target, stream);
@@ -119,8 +118,8 @@ async function batch(target: Target, stream: boolean, count: number, concurrency
     if (target === 'gateway') overheads.push(Number(response.headers.get('x-gateway-overhead-ms')));
   });
   const elapsed = performance.now() - started;
-  cpu[target].client += ms(process.cpuUsage(cpuAtStart));
-  cpu[target].gateway += ms((await ask('cpu')).cpu) - gatewayAtStart;
+  cpu[target].client += processCpuMs() - cpuAtStart;
+  cpu[target].gateway += (await ask('cpu')).cpu - gatewayAtStart;
   cpu[target].requests += count;
   return elapsed;
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type App } from '../src/app.js';
 import { configFrom } from '../src/config.js';
-import { intEnv, listen, quantile } from './lib.js';
+import { intEnv, listen, processCpuMs, quantile } from './lib.js';
 
 /**
  * `npm run bench` (second part): what data-plane enforcement costs a request. It starts two
@@ -210,17 +210,17 @@ async function subject(name: string, configure: (gateway: Gateway) => Promise<Su
 }
 
 async function batch(s: Subject, count: number, record: boolean): Promise<void> {
-  const cpu = process.cpuUsage();
+  const cpu = processCpuMs();
   const statements = s.gateway.statements.count;
   const { samples, seconds } = await send(s.gateway.base, s.assistantId, count);
   const drained = await drain(s.gateway.app);
-  const used = process.cpuUsage(cpu);
+  const used = processCpuMs() - cpu;
   if (drained.pending || drained.held) s.notDrained.push(`${drained.pending} runs pending, ${drained.held} tokens held after ${DRAIN_MS} ms`);
   if (!record) return;
   s.samples.push(...samples);
   s.seconds += seconds;
   s.drainMs += drained.ms;
-  s.cpuMs += (used.user + used.system) / 1000;
+  s.cpuMs += used;
   s.statements += s.gateway.statements.count - statements - drained.queries;
 }
 

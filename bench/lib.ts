@@ -73,6 +73,12 @@ export function notingAnswers(handler: RequestListener, onEnd: () => void): Requ
 /** A server for `handler` that calls `onEnd` as each answer is ended. */
 export const serverNotingAnswers = (handler: RequestListener, onEnd: () => void): Server => createServer(notingAnswers(handler, onEnd));
 
+/** This process's CPU time so far in ms (user + system, every thread: process.cpuUsage()). */
+export function processCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`;
 /**
  * The main thread's CPU time so far in ms, from the kernel's schedstat (Linux), or null where there

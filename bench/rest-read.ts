@@ -6,7 +6,7 @@ import { configFrom } from '../src/config.js';
 import { createHttpServer } from '../src/http/http-server.js';
 import { loadOperations } from '../rest/documents.js';
 import { schema } from '../schema/index.js';
-import { goalLine, inParallel, intEnv, listen, mainThreadCpuMs, quantile, tempDatabase } from './lib.js';
+import { goalLine, inParallel, intEnv, listen, mainThreadCpuMs, processCpuMs, quantile, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (part): a REST read against the same read over /graphql and against a bare
@@ -47,12 +47,7 @@ async function collectionWith(children: number): Promise<string> {
 }
 
 /** The servers' CPU time in ms: the main thread's (Linux), else the whole process's (the client's included). */
-const serverCpuMs =
-  mainThreadCpuMs ??
-  (() => {
-    const { user, system } = process.cpuUsage();
-    return (user + system) / 1000;
-  });
+const serverCpuMs = mainThreadCpuMs ?? processCpuMs;
 
 interface Target {
   url: string;
