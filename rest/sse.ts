@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { eventStreamResponse } from '../src/http/event-stream.js';
+import { eventStreamResponse, sharedFrames } from '../src/http/event-stream.js';
 import type { Feed } from '../src/lib/feed.js';
 import type { SseEvent } from './route.js';
 
@@ -20,19 +20,10 @@ export interface SseOptions {
 
 const PING = Buffer.from(': ping\n\n');
 
-/** Encoded frames by event object: an event shared by many streams is encoded once. */
-const frames = new WeakMap<SseEvent, Buffer>();
-
-/** One event's bytes on the wire: `event:`, `id:` and one compact `data:` line. */
-export function sseFrame(event: SseEvent): Buffer {
-  let frame = frames.get(event);
-  if (!frame) {
-    const { event: name, id, data } = event;
-    frame = Buffer.from(`${name ? `event: ${name}\n` : ''}${id !== undefined ? `id: ${id}\n` : ''}data: ${data}\n\n`);
-    frames.set(event, frame);
-  }
-  return frame;
-}
+/** One event's bytes on the wire: `event:`, `id:` and one compact `data:` line, encoded once per event object. */
+export const sseFrame = sharedFrames<SseEvent>(
+  ({ event: name, id, data }) => `${name ? `event: ${name}\n` : ''}${id !== undefined ? `id: ${id}\n` : ''}data: ${data}\n\n`,
+);
 
 /**
  * `toEvent`, computed once per published payload however many streams follow it. Every stream

@@ -33,6 +33,19 @@ export interface EventStreamOptions<T> {
 }
 
 /**
+ * `encode` as bytes, computed once per item object however many streams carry it (an event or a
+ * result shared by many streams is serialised and encoded once); items are held weakly.
+ */
+export function sharedFrames<T extends object>(encode: (item: T) => string): (item: T) => Buffer {
+  const frames = new WeakMap<T, Buffer>();
+  return (item) => {
+    let frame = frames.get(item);
+    if (!frame) frames.set(item, (frame = Buffer.from(encode(item))));
+    return frame;
+  };
+}
+
+/**
  * A text/event-stream response fed by `source`: each item is written by the call that pushes it
  * (no promise per item), the stream holds at most STREAM_HIGH_WATER frames for a slow client, and
  * the source is stopped when the client goes away, the body is destroyed, or on shutdown.

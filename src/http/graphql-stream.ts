@@ -8,7 +8,7 @@ import { sharedFeedOf } from '../../schema/shared-subscription.js';
 import type { Feed } from '../lib/feed.js';
 import { UnsupportedMediaTypeError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
-import { eventStreamResponse } from './event-stream.js';
+import { eventStreamResponse, sharedFrames } from './event-stream.js';
 import { requestIdOf } from './request-id.js';
 import { graphqlErrorsResponse, type GraphQLErrorJson } from './graphql-errors.js';
 
@@ -112,13 +112,8 @@ const PING = Buffer.from(':\n\n');
 const COMPLETE = 'event: complete\ndata:\n\n';
 const nextFrame = (result: ExecutionResult) => `event: next\ndata: ${JSON.stringify(result)}\n\n`;
 
-/** Encoded `next` frames by shared result: serialised once however many streams carry it. */
-const frames = new WeakMap<ExecutionResult, Buffer>();
-function sharedFrame(result: ExecutionResult): Buffer {
-  let frame = frames.get(result);
-  if (!frame) frames.set(result, (frame = Buffer.from(nextFrame(result))));
-  return frame;
-}
+/** A shared result's `next` frame: serialised once however many streams carry it. */
+const sharedFrame = sharedFrames(nextFrame);
 
 const CODES: Record<number, string> = {
   400: 'invalid_request',
