@@ -5,7 +5,7 @@ import { executeSql } from '../src/db/sql.js';
 import { uuid } from '../src/lib/ids.js';
 import { runExecutor } from '../src/modules/runs/executor.js';
 import { policyTerms } from '../src/modules/usage/conditions.js';
-import { goalLine, intEnv, listen, quantile, tempDatabase } from './lib.js';
+import { goalLine, intEnv, listen, processCpuMs, quantile, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (policies): does run creation, and a page of the policy list, depend on how many
@@ -97,7 +97,7 @@ try {
     const cpu = new Map<K, number>();
     for (let i = 0; i < SAMPLES; i++) {
       for (const [name, [at, page]] of Object.entries(pages) as Array<[K, [string, number]]>) {
-        const cpu0 = process.cpuUsage();
+        const cpu0 = processCpuMs();
         const t0 = performance.now();
         const response = await fetch(`${at}/v1/policies/usage-limits?page_size=100&current_page=${page}`, { headers: HEADERS });
         const list = (await response.json()) as { total?: number; data?: unknown[] };
@@ -105,9 +105,9 @@ try {
           throw new Error(`GET /v1/policies/usage-limits page ${page}: HTTP ${response.status}, ${list.data?.length} of ${list.total} policies`);
         }
         const time = performance.now() - t0;
-        const used = process.cpuUsage(cpu0);
+        const used = processCpuMs() - cpu0;
         values.set(name, [...(values.get(name) ?? []), time]);
-        cpu.set(name, (cpu.get(name) ?? 0) + (used.user + used.system) / 1000 / SAMPLES);
+        cpu.set(name, (cpu.get(name) ?? 0) + used / SAMPLES);
       }
     }
     return Object.fromEntries([...values].map(([name, times]) => [name, { time: median(times), cpu: cpu.get(name)! }])) as Record<K, { time: number; cpu: number }>;

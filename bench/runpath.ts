@@ -1,7 +1,7 @@
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { runExecutor } from '../src/modules/runs/executor.js';
-import { goalLine as line, inParallel, intEnv, listen, quantile, serverNotingAnswers, tempDatabase } from './lib.js';
+import { goalLine as line, inParallel, intEnv, listen, processCpuMs, quantile, serverNotingAnswers, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (run path): what one `POST /v1/threads/runs` on the offline `local` model costs
@@ -55,13 +55,12 @@ try {
   /** `count` calls from CONCURRENCY workers; their results, and the process CPU (ms) until drained. */
   const measure = async (count: number, call: () => Promise<number>) => {
     const results: number[] = [];
-    const cpu = process.cpuUsage();
+    const cpu = processCpuMs();
     await inParallel(CONCURRENCY, count, async () => {
       results.push(await call());
     });
     await executor.whenIdle();
-    const used = process.cpuUsage(cpu);
-    return { results, cpuMs: (used.user + used.system) / 1000 };
+    return { results, cpuMs: processCpuMs() - cpu };
   };
 
   await measure(50, run); // warm-up: JIT, caches
