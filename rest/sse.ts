@@ -1,21 +1,14 @@
 import { Buffer } from 'node:buffer';
-import { eventStreamResponse, sharedFrames } from '../src/http/event-stream.js';
+import { eventStreamResponse, sharedFrames, type EventStreamOptions } from '../src/http/event-stream.js';
 import type { Feed } from '../src/lib/feed.js';
 import type { SseEvent } from './route.js';
 
-export interface SseOptions {
-  keepAliveMs: number;
-  /** Aborted on shutdown: the stream ends after what it has written. */
-  signal: AbortSignal;
+/** The writer's options (keep-alive, shutdown and client signals: see EventStreamOptions), and the SSE wire's own. */
+export interface SseOptions extends Pick<EventStreamOptions<SseEvent>, 'keepAliveMs' | 'signal' | 'client'> {
   /** Turns a failure inside the stream into the `error` event's body. */
   describeError: (error: unknown) => { error: Record<string, unknown> };
   /** End with a bare `data: [DONE]` instead of `event: done` + `data: [DONE]`. */
   bareDone?: boolean;
-  /**
-   * Aborted when the client goes away (the request's signal). The stream only reads its source
-   * for a client that reads, so without this a vanished client would hold its source forever.
-   */
-  client?: AbortSignal;
 }
 
 const PING = Buffer.from(': ping\n\n');
