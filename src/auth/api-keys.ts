@@ -2,6 +2,7 @@ import { randomAlphanumeric } from '../lib/ids.js';
 import { sha256Hex } from '../lib/crypto.js';
 import type { Principal } from './principal.js';
 import { BUS_RECONNECTED_TOPIC } from '../lib/pubsub.js';
+import { setBounded } from '../lib/bounded-map.js';
 
 export const API_KEY_PREFIX = 'gk_live_';
 
@@ -80,8 +81,7 @@ export class ApiKeyCache {
 
   set(hash: string, principal: Principal | null, now: number, generation = this.generation): void {
     if (this.ttlMs === 0 || generation !== this.generation) return;
-    if (this.entries.size >= ApiKeyCache.MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(hash, { principal, expiresAt: now + this.ttlMs });
+    setBounded(this.entries, hash, { principal, expiresAt: now + this.ttlMs }, ApiKeyCache.MAX_ENTRIES);
   }
 
   /** Drops a key's entries here and, through the pub/sub, in every instance. */

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { dataVersion } from '../db/sql.js';
 import { BUS_RECONNECTED_TOPIC } from './pubsub.js';
+import { setBounded } from './bounded-map.js';
 
 /**
  * In-memory copies of configuration that the data path reads on every request and that rarely
@@ -74,8 +75,7 @@ export class ConfigCache {
     const cached = entries.get(key);
     if (cached) return cached as Promise<T>;
     const loading = load();
-    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-    entries.set(key, loading);
+    setBounded(entries, key, loading, MAX_ENTRIES);
     const forget = () => {
       if (entries.get(key) === loading) entries.delete(key);
     };

@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from './logger.js';
 import type { Instances } from './instances.js';
 import { BUS_RECONNECTED_TOPIC, type Bus } from './pubsub.js';
+import { setBounded } from './bounded-map.js';
 
 /** The part of a `pg` client this file uses (pg ships no types; the ORM's knex hands us the client). */
 export interface RawPgClient {
@@ -193,8 +194,7 @@ export class PgBus implements Bus, Instances {
       parts[part.i] = part.d;
       if (parts.filter((p) => p !== undefined).length < part.n) {
         // A sender that died between parts leaves an incomplete message: keep only recent ones.
-        if (!this.partial.has(key) && this.partial.size >= MAX_PARTIAL) this.partial.delete(this.partial.keys().next().value!);
-        this.partial.set(key, parts);
+        setBounded(this.partial, key, parts, MAX_PARTIAL);
         return;
       }
       this.partial.delete(key);

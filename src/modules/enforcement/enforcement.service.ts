@@ -17,6 +17,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { executeSql } from '../../db/sql.js';
 import { AppError, GuardrailDeniedError, NotFoundError, PermissionError, RateLimitError, UsageLimitError } from '../../errors.js';
+import { setBounded } from '../../lib/bounded-map.js';
 import { uuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
 import { evaluateForRequest, guardrailDeniedError, type RequestEvaluation } from '../guardrails/evaluation.service.js';
@@ -62,6 +63,12 @@ interface RunAdmissions {
 }
 
 const admittedRuns = (runtime: Runtime) => runtime.singleton('enforcement.admittedRuns', () => new Map<string, RunAdmissions>());
+
+/**
+ * Runs remembered at most: a run that ends on another instance never leaves this map through
+ * `runFinished`, so the oldest go first. A run no longer remembered reads its records when it ends.
+ */
+const ADMITTED_RUNS_LIMIT = 10_000;
 
 // ---------------------------------------------------------------------------------------------
 // Admission
@@ -236,7 +243,7 @@ export function admissionCommitted(ctx: ModelWorkContext, admission: Admission, 
   const runs = admittedRuns(ctx.runtime);
   const known = runs.get(runId) ?? { complete: admission.request.kind !== 'submit_tool_outputs', records: [] };
   known.records.push(pending.record);
-  runs.set(runId, known);
+  setBounded(runs, runId, known, ADMITTED_RUNS_LIMIT);
 }
 
 /** The admitted request will not run: give its reservation back. */

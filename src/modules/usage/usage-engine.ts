@@ -17,6 +17,7 @@ import { PriceError, usageAmount, type PriceOverrides, type TokenUsage } from '.
 import { UsageAlertSchema } from './usage-alert.entity.js';
 import type { ReservationItem } from './usage-reservation.entity.js';
 import { periodKey, type PeriodicReset } from './usage-periods.js';
+import { setBounded } from '../../lib/bounded-map.js';
 
 export type LimitOwnerType = 'policy' | 'workspace_access';
 export type LimitType = 'cost' | 'tokens';
@@ -625,8 +626,7 @@ export class UsageEngine {
   private remember(ensured: Map<string, string>): void {
     for (const [key, bucketId] of ensured) {
       this.knownBuckets.delete(key);
-      if (this.knownBuckets.size >= KNOWN_BUCKETS_LIMIT) this.knownBuckets.delete(this.knownBuckets.keys().next().value!);
-      this.knownBuckets.set(key, bucketId);
+      setBounded(this.knownBuckets, key, bucketId, KNOWN_BUCKETS_LIMIT);
     }
   }
 
