@@ -9,8 +9,11 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 
-/** Connections are reused across calls (fetch did the same). */
-const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+/** Each protocol's client, with connections reused across calls (fetch did the same). */
+const transports: Record<string, { client: typeof http | typeof https; agent: http.Agent }> = {
+  'http:': { client: http, agent: new http.Agent({ keepAlive: true }) },
+  'https:': { client: https, agent: new https.Agent({ keepAlive: true }) },
+};
 
 export interface UpstreamResponse {
   status: number;
@@ -36,9 +39,9 @@ const DRAIN_MS = 5_000;
  */
 export function postUpstream(url: string, headers: Record<string, string>, payload: string, signal: AbortSignal): Promise<UpstreamResponse> {
   const target = new URL(url);
-  const agent = target.protocol === 'https:' ? agents['https:'] : target.protocol === 'http:' ? agents['http:'] : null;
-  if (!agent) return Promise.reject(new Error(`Unsupported protocol ${target.protocol}`));
-  const client = target.protocol === 'https:' ? https : http;
+  const transport = Object.hasOwn(transports, target.protocol) ? transports[target.protocol] : null;
+  if (!transport) return Promise.reject(new Error(`Unsupported protocol ${target.protocol}`));
+  const { client, agent } = transport;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     let answer: IncomingMessage | null = null;
