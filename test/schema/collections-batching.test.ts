@@ -166,16 +166,21 @@ it('a six-level query costs the same statements for 6 collections and for 1,000'
   expect(bigRun.statements).toBeLessThanOrEqual(1 + 6 * 2 + 2);
 });
 
-it('a child’s details read with its level equal its details read alone', async () => {
+// Three paths answer `details`: a level's children and a collection read by id both read them in
+// their own statement (with the rows), any other collection (a list page) through the loader.
+it('a child’s details read with its level equal its details read alone and through the loader', async () => {
   const details = 'details { childCollectionsCount promptsCount childCollectionsLastUpdatedAt promptsLastUpdatedAt }';
-  const level = await t.graphql(`query($id: String!) { collection(idOrSlug: $id) { childCollections { id ${details} } } }`, { id: big.rootId });
+  const level = await t.graphql(`query($id: String!) { collection(idOrSlug: $id) { childCollections { id name ${details} } } }`, { id: big.rootId });
   expect(level.errors).toBeUndefined();
-  const children: Array<{ id: string; details: unknown }> = level.data.collection.childCollections;
+  const children: Array<{ id: string; name: string; details: unknown }> = level.data.collection.childCollections;
   const withPrompts = children.filter((child: any) => child.details.promptsCount > 0 && child.details.childCollectionsCount > 0);
   expect(withPrompts.length).toBeGreaterThan(0);
   for (const child of [children[0], withPrompts[0], children[children.length - 1]]) {
     const alone = await t.graphql(`query($id: String!) { collection(idOrSlug: $id) { id ${details} } }`, { id: child.id });
     expect(alone.data.collection.details).toEqual(child.details);
+    const listed = await t.graphql(`query($name: String!) { collections(search: $name, pageSize: 100) { data { id ${details} } } }`, { name: child.name });
+    expect(listed.errors).toBeUndefined();
+    expect(listed.data.collections.data.find((row: { id: string }) => row.id === child.id).details).toEqual(child.details);
   }
 });
 
