@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { setBounded } from '../../../lib/bounded-map.js';
 
 /**
  * Compiles user JSON schemas with ajv. Draft 2020-12 unless the schema declares draft-07 or
@@ -26,7 +27,6 @@ export function compileSchema(schema: Record<string, unknown>): ValidateFunction
   const options = { strict: false, allErrors: false, logger: false as const };
   const ajv = /draft-0[67]/.test(declared) ? new Ajv(options) : new Ajv2020(options);
   const validate = ajv.compile(schema);
-  cache.set(key, validate);
-  if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value!);
+  setBounded(cache, key, validate, MAX_CACHED);
   return validate;
 }

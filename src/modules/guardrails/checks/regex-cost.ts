@@ -2,6 +2,7 @@
 // modules export plainly, so they are imported one by one.
 import { tokenizer } from 'ret/dist/tokenizer.js';
 import { types, type Root, type Token } from 'ret/dist/types/index.js';
+import { setBounded } from '../../../lib/bounded-map.js';
 
 /**
  * Whether a user pattern can run on a text without the time budget (time-budget.ts), whose
@@ -50,8 +51,7 @@ function parse(rule: string): Root | null {
     } catch {
       // Not readable: not proven.
     }
-    if (parsed.size >= PARSED_LIMIT) parsed.delete(parsed.keys().next().value!);
-    parsed.set(rule, root);
+    setBounded(parsed, rule, root, PARSED_LIMIT);
   }
   return root;
 }
