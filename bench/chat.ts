@@ -34,37 +34,53 @@ const KEY = 'bench-bootstrap-key-0123456789';
 const upstream = await startFakeUpstream();
 const upstreamUrl = upstream.url;
 
-// ---- the gateway, a child process answering questions over IPC (see bench/chat-gateway.ts) ------
-const profile = process.env.BENCH_CHAT_PROFILE;
-const child = fork(new URL('./chat-gateway.ts', import.meta.url), [JSON.stringify({ url: 'sqlite::memory:', key: KEY })], {
-  execArgv: ['--import', 'tsx', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
-});
-let stopping = false;
-child.once('exit', (code) => {
-  if (stopping) return;
-  console.error(`the gateway process exited (${code}) before the bench ended`);
-  process.exit(1);
-});
-process.on('exit', () => {
-  if (child.exitCode === null) child.kill('SIGTERM');
-});
-const waiting = new Map<number, (answer: any) => void>();
-let questions = 0;
-const ask = (op: 'cpu' | 'count' | 'counted' | 'stop'): Promise<any> =>
-  new Promise((resolve) => {
-    const id = ++questions;
-    waiting.set(id, resolve);
-    child.send({ id, op });
+/**
+ * A child process answering questions over IPC (see bench/chat-gateway.ts and bench/chat-proxy.ts):
+ * its base URL once it listens, `ask` to put a question, `stop` to end it.
+ */
+async function startChild(script: string, arg: string, execArgv: string[] = []) {
+  const child = fork(new URL(script, import.meta.url), [arg], { execArgv: ['--import', 'tsx', ...execArgv] });
+  let stopping = false;
+  child.once('exit', (code) => {
+    if (stopping) return;
+    console.error(`${script} exited (${code}) before the bench ended`);
+    process.exit(1);
   });
-const gatewayBase = await new Promise<string>((resolve) =>
-  child.on('message', (message: any) => {
-    if (message.ready) resolve(message.ready);
-    else {
-      waiting.get(message.id)?.(message);
-      waiting.delete(message.id);
-    }
-  }),
-);
+  process.on('exit', () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+  });
+  const waiting = new Map<number, (answer: any) => void>();
+  let questions = 0;
+  const ask = (op: 'cpu' | 'count' | 'counted' | 'stop'): Promise<any> =>
+    new Promise((resolve) => {
+      const id = ++questions;
+      waiting.set(id, resolve);
+      child.send({ id, op });
+    });
+  const base = await new Promise<string>((resolve) =>
+    child.on('message', (message: any) => {
+      if (message.ready) resolve(message.ready);
+      else {
+        waiting.get(message.id)?.(message);
+        waiting.delete(message.id);
+      }
+    }),
+  );
+  const stop = () =>
+    new Promise((resolve) => {
+      stopping = true;
+      child.once('exit', resolve);
+      child.send({ id: 0, op: 'stop' });
+    });
+  return { base, ask, stop };
+}
+
+// The gateway (bench/chat-gateway.ts), and the floor beside it: a bare node:http pass-through proxy (bench/chat-proxy.ts).
+const profile = process.env.BENCH_CHAT_PROFILE;
+const gateway = await startChild('./chat-gateway.ts', JSON.stringify({ url: 'sqlite::memory:', key: KEY }), profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
+const proxy = await startChild('./chat-proxy.ts', new URL(upstreamUrl).origin);
+const { ask } = gateway;
+const gatewayBase = gateway.base;
 const gatewayUrl = `${gatewayBase}/v1`;
 const admin = { 'x-gateway-api-key': KEY, 'content-type': 'application/json' };
 
@@ -89,24 +105,29 @@ if (ENFORCEMENT) {
 console.log(`enforcement: ${ENFORCEMENT ? 'a tokens policy, a rate limit and an input guardrail' : 'none (BENCH_CHAT_ENFORCEMENT=off)'}`);
 
 const messages = [{ role: 'user', content: 'Summarise the open tickets of the northern region in one line.' }];
-type Target = 'direct' | 'gateway';
+type Target = 'direct' | 'proxy' | 'gateway';
+const TARGETS: Target[] = ['direct', 'proxy', 'gateway'];
+/** The process in between, whose CPU a batch through it is charged (none for direct calls). */
+const middle: Record<Target, typeof gateway | null> = { direct: null, proxy, gateway };
 
 function send(target: Target, stream: boolean): Promise<Response> {
-  const url = target === 'direct' ? `${upstreamUrl}/chat/completions` : `${gatewayUrl}/chat/completions`;
-  const model = target === 'direct' ? 'gpt-4o-mini' : '@upstream/gpt-4o-mini';
+  const base = target === 'direct' ? upstreamUrl : target === 'proxy' ? `${proxy.base}/v1` : gatewayUrl;
+  const model = target === 'gateway' ? '@upstream/gpt-4o-mini' : 'gpt-4o-mini';
   const headers = target === 'direct' ? { 'content-type': 'application/json', authorization: 'Bearer sk-bench' } : admin;
-  return fetch(url, { method: 'POST', headers, body: JSON.stringify({ model, messages, ...(stream && { stream: true, stream_options: { include_usage: true } }) }) });
+  return fetch(`${base}/chat/completions`, { method: 'POST', headers, body: JSON.stringify({ model, messages, ...(stream && { stream: true, stream_options: { include_usage: true } }) }) });
 }
 
 /** x-gateway-overhead-ms of the gateway's answers: its own time, without the upstream's. */
 const overheads: number[] = [];
 
-/** CPU (ms, user + system) of the bench's process (`client`) and of the gateway's, in each kind of batch, and the requests it served. */
-type Cpu = { client: number; gateway: number; requests: number };
-const cpu: Record<Target, Cpu> = { direct: { client: 0, gateway: 0, requests: 0 }, gateway: { client: 0, gateway: 0, requests: 0 } };
+/** CPU (ms, user + system) of the bench's process (`client`) and of the process in between (`server`), in each kind of batch, and the requests it served. */
+type Cpu = { client: number; server: number; requests: number };
+const noCpu = (): Record<Target, Cpu> => ({ direct: { client: 0, server: 0, requests: 0 }, proxy: { client: 0, server: 0, requests: 0 }, gateway: { client: 0, server: 0, requests: 0 } });
+let cpu = noCpu();
 
 async function batch(target: Target, stream: boolean, count: number, concurrency: number, latencies: number[]): Promise<number> {
-  const gatewayAtStart: number = (await ask('cpu')).cpu;
+  const server = middle[target];
+  const serverAtStart: number = server ? (await server.ask('cpu')).cpu : 0;
   const started = performance.now();
   const cpuAtStart = processCpuMs();
   await inParallel(concurrency, count, async () => {
@@ -119,7 +140,7 @@ async function batch(target: Target, stream: boolean, count: number, concurrency
   });
   const elapsed = performance.now() - started;
   cpu[target].client += processCpuMs() - cpuAtStart;
-  cpu[target].gateway += (await ask('cpu')).cpu - gatewayAtStart;
+  if (server) cpu[target].server += (await server.ask('cpu')).cpu - serverAtStart;
   cpu[target].requests += count;
   return elapsed;
 }
@@ -144,7 +165,7 @@ const isControl = (sql: string) => /^\s*(begin|commit|rollback|savepoint|release
 const noneGoal = (what: string, count: number) => goalLine(what, String(count), '0', count === 0 ? 0 : Infinity);
 
 for (const stream of [false, true]) {
-  for (const target of ['direct', 'gateway'] as const) await batch(target, stream, 50, 1, []); // warm-up: caches, JIT
+  for (const target of TARGETS) await batch(target, stream, 50, 1, []); // warm-up: caches, JIT
   const counted = await countStatements(stream);
   const kind = stream ? 'streamed' : 'non-streamed';
   noneGoal(`SQL statements inside a ${kind} chat request`, counted.inRequest.filter((sql) => !isControl(sql)).length);
@@ -153,14 +174,14 @@ for (const stream of [false, true]) {
   );
   if (process.env.BENCH_CHAT_SQL === '1') for (const sql of [...counted.inRequest.map((q) => `  in:    ${q}`), ...counted.after.map((q) => `  after: ${q}`)]) console.log(sql.slice(0, 200));
   for (const concurrency of [1, 50]) {
-    for (const target of ['direct', 'gateway'] as const) await batch(target, stream, 100, concurrency, []); // warm-up
-    const latencies: Record<Target, number[]> = { direct: [], gateway: [] };
+    for (const target of TARGETS) await batch(target, stream, 100, concurrency, []); // warm-up
+    const latencies: Record<Target, number[]> = { direct: [], proxy: [], gateway: [] };
     overheads.length = 0;
-    for (const target of ['direct', 'gateway'] as const) cpu[target] = { client: 0, gateway: 0, requests: 0 };
-    const elapsed: Record<Target, number> = { direct: 0, gateway: 0 };
+    cpu = noCpu();
+    const elapsed: Record<Target, number> = { direct: 0, proxy: 0, gateway: 0 };
     const per = Math.ceil(REQUESTS / ROUNDS);
     for (let round = 0; round < ROUNDS; round++) {
-      const order: Target[] = round % 2 === 0 ? ['direct', 'gateway'] : ['gateway', 'direct'];
+      const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse();
       for (const target of order) elapsed[target] += await batch(target, stream, per, concurrency, latencies[target]);
     }
     const stats = (target: Target) => {
@@ -168,27 +189,25 @@ for (const stream of [false, true]) {
       return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), rps: (sorted.length / elapsed[target]) * 1000 };
     };
     const direct = stats('direct');
-    const through = stats('gateway');
     const label = `${stream ? 'streamed' : 'non-streamed'}, concurrency ${concurrency}`;
     console.log(`chat ${label}`);
-    for (const [name, s] of [['direct', direct], ['gateway', through]] as const) {
-      console.log(`  ${name.padEnd(8)} ${s.rps.toFixed(0).padStart(6)} req/s   p50 ${s.p50.toFixed(2)} ms   p99 ${s.p99.toFixed(2)} ms`);
+    for (const target of TARGETS) {
+      const s = stats(target);
+      console.log(`  ${target.padEnd(8)} ${s.rps.toFixed(0).padStart(6)} req/s   p50 ${s.p50.toFixed(2)} ms   p99 ${s.p99.toFixed(2)} ms`);
     }
     const own = [...overheads].sort((a, b) => a - b);
     console.log(`  x-gateway-overhead-ms p50 ${quantile(own, 0.5).toFixed(2)} ms   p99 ${quantile(own, 0.99).toFixed(2)} ms`);
-    console.log(
-      `  added p50 ${(through.p50 - direct.p50).toFixed(2)} ms (goal ≤ 1 ms)   added p99 ${(through.p99 - direct.p99).toFixed(2)} ms (goal ≤ 5 ms)   throughput ${(through.rps / direct.rps).toFixed(2)}× direct (goal ≥ 0.80×)`,
-    );
-    const perRequest = (target: Target, who: 'client' | 'gateway') => (cpu[target][who] / cpu[target].requests).toFixed(3);
-    console.log(
-      `  CPU per request: the gateway process ${perRequest('gateway', 'gateway')} ms; the bench's process (client, upstream) ${perRequest('gateway', 'client')} ms through the gateway, ${perRequest('direct', 'client')} ms direct`,
-    );
+    const perRequest = (target: Target, who: 'client' | 'server') => (cpu[target][who] / cpu[target].requests).toFixed(3);
+    for (const target of ['gateway', 'proxy'] as const) {
+      const s = stats(target);
+      const goals = target === 'gateway' ? [' (goal ≤ 1 ms)', ' (goal ≤ 5 ms)', ' (goal ≥ 0.80×)'] : ['', '', ''];
+      console.log(
+        `  ${target === 'gateway' ? 'gateway:   ' : 'bare proxy:'} added p50 ${(s.p50 - direct.p50).toFixed(2)} ms${goals[0]}   added p99 ${(s.p99 - direct.p99).toFixed(2)} ms${goals[1]}   throughput ${(s.rps / direct.rps).toFixed(2)}× direct${goals[2]}`,
+      );
+      console.log(`    CPU per request: its process ${perRequest(target, 'server')} ms; the bench's process (client, upstream) ${perRequest(target, 'client')} ms (${perRequest('direct', 'client')} ms direct)`);
+    }
   }
 }
 
-stopping = true;
-await new Promise((resolve) => {
-  child.once('exit', resolve);
-  child.send({ id: 0, op: 'stop' });
-});
+await Promise.all([gateway.stop(), proxy.stop()]);
 upstream.close();
