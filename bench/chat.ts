@@ -11,6 +11,10 @@ import { goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
  * so drift falls on both. Prints p50/p99 of each and the added p50/p99 and the throughput ratio
  * beside the goal (added p50 ≤ 1 ms, p99 ≤ 5 ms, throughput ≥ 0.8× direct). Asserts nothing.
  *
+ * The floor: the same request also goes through a bare node:http pass-through proxy
+ * (bench/chat-proxy.ts, its own process like the gateway, no logic), printed beside the gateway
+ * with the same figures: what any Node process in between costs on this machine.
+ *
  * Layout: the gateway runs in its own process (bench/chat-gateway.ts, as a deployment runs it, on
  * SQLite in memory); the client and the fake upstream share this one. Until 2026-11-24 all three
  * shared one process, which charged the gateway's CPU against the core the client and upstream
