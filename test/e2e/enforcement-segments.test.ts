@@ -1,8 +1,9 @@
 /**
  * A run's admissions (the create, then each accepted tool-output submission) each pay for their own
- * segment of the run, whatever enforcement applied to the others: an admission to which nothing
+ * segment of the run, whatever enforcement applied to the others: a submission to which nothing
  * applied is still recorded, because its start ends the previous admission's segment, and it is
- * the run's only link to the request that admitted it (kind, request id).
+ * the run's only link to the request that admitted it (kind, request id); a create to which nothing
+ * applied has no record, its run row holds both (test/e2e/run-enforcement-upgrade).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -24,7 +24,7 @@ import { evaluateForRequest, guardrailDeniedError, type RequestEvaluation } from
 import { enforceRateLimit } from '../integrations/rate-limiter.js';
 import { workspaceAccessLimitSpec } from '../integrations/usage-limits.js';
 import { reserveForRequest } from '../policies/request-usage.js';
-import type { Admission, AdmissionUsage, ModelWorkContext, ModelWorkRequest, OutputCheckInput, OutputVerdict, RowInserts, RunSummary } from '../runs/admission.js';
+import { creatingAdmissions, type Admission, type AdmissionUsage, type ModelWorkContext, type ModelWorkRequest, type OutputCheckInput, type OutputVerdict, type RowInserts, type RunSummary } from '../runs/admission.js';
 import { REFUSED_ANSWER } from '../runs/models/model.js';
 import { tokenUpperBounds } from '../runs/models/tokens.js';
 import { nextOrdinal } from '../runs/ordinal.js';
@@ -41,8 +41,10 @@ interface PendingAdmission {
   guardrails: GuardrailDecision | null;
   reservation: Reservation | null;
   prices: Record<string, { input: number; output: number }> | null;
-  /** Its record, once written in the request's transaction. */
+  /** Its record, once written in the request's transaction (null: none needed, see recordAdmissionDecisions). */
   record: AdmissionToSettle | null;
+  /** Recorded in the request's transaction (a record written, or none needed). */
+  recorded: boolean;
 }
 
 const pendingAdmissions = new WeakMap<Admission, PendingAdmission>();
@@ -84,16 +86,22 @@ export function refusalReason(error: unknown): string {
   return 'error';
 }
 
+/** The decision of an admission before any check applied (and after, when none did). */
+function admittedWithNothing(): AdmissionDecision {
+  return { status: 200, rateLimit: null, limits: [], estimate: null };
+}
+
 /** Steps 2–4 of the order of checks (step 1, the provider, is admitModelWork's). */
 export async function enforceAdmission(ctx: ModelWorkContext, admission: Admission): Promise<void> {
   const { request, provider } = admission;
   const { runtime } = ctx;
   const pending: PendingAdmission = {
-    decision: { status: 200, rateLimit: null, limits: [], estimate: null },
+    decision: admittedWithNothing(),
     guardrails: null,
     reservation: null,
     prices: provider.integration.prices ?? null,
     record: null,
+    recorded: false,
   };
   pendingAdmissions.set(admission, pending);
 
@@ -195,12 +203,13 @@ function bucketSnapshot(specs: LimitSpec[], usage: BucketAmounts[]): LimitDecisi
  * (a row of its batched inserts, run-store.ts RunTx.insert): the run cannot end before its record exists, and a record that cannot be written
  * rolls the run back (the reservation is then given back as for any abandoned admission).
  *
- * Written for every admission, also one to which nothing applied (no rate limit, limit,
- * reservation, guardrail or price override), although it costs the request one INSERT: a
- * submission's record ends the previous admission's segment (without it, an admission that held
- * a reservation would pay for the model calls after it), and the record is the run's only link to
- * the request that admitted it (`Run.enforcement` lists each admission with its kind and request
- * id, whatever applied; the run row and its events hold neither). Test: e2e/enforcement-segments.
+ * A run's first admission (its create) to which nothing applied (no rate limit, limit,
+ * reservation or guardrail) writes no record, sparing the request an INSERT: its run row holds
+ * its kind and request id (`Run.enforcement` lists it from there, see enforcementOfRuns), and with
+ * no reservation it has nothing to settle. Every submission is recorded, whatever applied: its
+ * record ends the previous admission's segment (without it, an admission that held a reservation
+ * would pay for the model calls after it), and it is the only link to the request that admitted
+ * it. Test: e2e/enforcement-segments.
  */
 export function recordAdmissionDecisions(
   rtx: RowInserts,
@@ -211,6 +220,8 @@ export function recordAdmissionDecisions(
 ): void {
   const pending = pendingAdmissions.get(admission);
   if (!pending) return;
+  pending.recorded = true;
+  if (admission.request.kind !== 'submit_tool_outputs' && enforcedNothing(pending)) return;
   const now = ctx.runtime.clock.now();
   const record = rtx.insert(EnforcementRecordSchema, {
     id: uuid(),
@@ -234,15 +245,28 @@ export function recordAdmissionDecisions(
   pending.record = record;
 }
 
+/** Nothing applied to the admission: no rate limit, usage limit, reservation or guardrail (prices matter only to a reservation). */
+function enforcedNothing(pending: PendingAdmission): boolean {
+  const { decision } = pending;
+  return (
+    !pending.reservation &&
+    !pending.guardrails &&
+    decision.status === 200 &&
+    !decision.rateLimit &&
+    decision.limits.length === 0 &&
+    decision.estimate === null
+  );
+}
+
 /** The admitted request's writes (its record among them) committed: the run may hold a reservation to settle. */
 export function admissionCommitted(ctx: ModelWorkContext, admission: Admission, runId: string): void {
   const pending = pendingAdmissions.get(admission);
   if (!pending) return;
   pendingAdmissions.delete(admission);
-  if (!pending.record) return;
+  if (!pending.recorded) return;
   const runs = admittedRuns(ctx.runtime);
   const known = runs.get(runId) ?? { complete: admission.request.kind !== 'submit_tool_outputs', records: [] };
-  known.records.push(pending.record);
+  if (pending.record) known.records.push(pending.record);
   setBounded(runs, runId, known, ADMITTED_RUNS_LIMIT);
 }
 
@@ -421,27 +445,37 @@ export interface RunEnforcementView {
   outputGuardrails: Array<GuardrailDecision & { createdAt: Date }>;
 }
 
-/** The enforcement decisions of many runs in one query (same order as `runIds`). */
+/**
+ * The enforcement decisions of many runs (same order as `runIds`): their records in one query, and
+ * for runs whose create has no record (nothing applied to it, see recordAdmissionDecisions) that
+ * first admission from the run row, in a second. A run written before the row held it (migration
+ * 0008) has the record.
+ */
 export async function enforcementOfRuns(em: EntityManager, runIds: readonly string[]): Promise<RunEnforcementView[]> {
-  const records = runIds.length
-    ? await em.find(EnforcementRecordSchema, { runId: { $in: [...new Set(runIds)] } }, { orderBy: { ordinal: 'asc' } })
-    : [];
+  const ids = [...new Set(runIds)];
+  const records = ids.length ? await em.find(EnforcementRecordSchema, { runId: { $in: ids } }, { orderBy: { ordinal: 'asc' } }) : [];
   const byRun = new Map<string, EnforcementRecord[]>();
   for (const r of records) byRun.set(r.runId, [...(byRun.get(r.runId) ?? []), r]);
+  const unrecorded = ids.filter((runId) => !byRun.get(runId)?.some((r) => r.stage === 'admission' && r.kind !== 'submit_tool_outputs'));
+  const creates = await creatingAdmissions(em, unrecorded);
   return runIds.map((runId) => {
     const rows = byRun.get(runId) ?? [];
+    const create = creates.get(runId);
     return {
       runId,
-      admissions: rows
-        .filter((r) => r.stage === 'admission' && r.admission)
-        .map((r) => ({
-          kind: r.kind,
-          requestId: r.requestId ?? null,
-          createdAt: r.createdAt,
-          decision: r.admission!,
-          inputGuardrails: r.guardrails ?? null,
-          settlement: r.settlement ?? null,
-        })),
+      admissions: [
+        ...(create ? [{ ...create, decision: admittedWithNothing(), inputGuardrails: null, settlement: null }] : []),
+        ...rows
+          .filter((r) => r.stage === 'admission' && r.admission)
+          .map((r) => ({
+            kind: r.kind,
+            requestId: r.requestId ?? null,
+            createdAt: r.createdAt,
+            decision: r.admission!,
+            inputGuardrails: r.guardrails ?? null,
+            settlement: r.settlement ?? null,
+          })),
+      ],
       outputGuardrails: rows.filter((r) => r.stage === 'output' && r.guardrails).map((r) => ({ ...r.guardrails!, createdAt: r.createdAt })),
     };
   });

@@ -19,13 +19,13 @@
  * terminal commit, each isolated: one that throws is logged and does not affect the run or the
  * other listeners.
  */
-import type { EntitySchema } from '@mikro-orm/core';
+import type { EntityManager, EntitySchema } from '@mikro-orm/core';
 import type { CallerFacts, RequestContext, ServiceContext } from '../../context.js';
 import { AppError, BadRequestError } from '../../errors.js';
 import type { Runtime } from '../../runtime.js';
 import { resolveProvider, type ResolvedProvider } from '../integrations/provider-resolution.js';
 import type { RunErrorCode } from './models/model.js';
-import type { RunUsage } from './run.entity.js';
+import { RunSchema, type RunUsage } from './run.entity.js';
 import type { RunStatus } from './run-state.js';
 
 export type { ResolvedProvider };
@@ -235,6 +235,25 @@ export interface RowInserts {
 export interface AdmissionUsage {
   prompt_tokens: number;
   completion_tokens: number;
+}
+
+/** The request that created a run (its first admission), as its row holds it. */
+export interface CreatingAdmission {
+  kind: ModelWorkKind;
+  requestId: string | null;
+  /** When the run was created. */
+  createdAt: Date;
+}
+
+/**
+ * The requests that created these runs (one query), by run id. A run created before its row held
+ * them (migration 0008) is absent: its first enforcement record holds them.
+ */
+export async function creatingAdmissions(em: EntityManager, runIds: readonly string[]): Promise<Map<string, CreatingAdmission>> {
+  const runs = runIds.length
+    ? await em.find(RunSchema, { id: { $in: [...runIds] }, admissionKind: { $ne: null } }, { fields: ['admissionKind', 'admissionRequestId', 'createdAt'], disableIdentityMap: true })
+    : [];
+  return new Map(runs.map((run) => [run.id, { kind: run.admissionKind as ModelWorkKind, requestId: run.admissionRequestId ?? null, createdAt: run.createdAt }]));
 }
 
 /** Call inside the admitted request's transaction, after the run row: see `AdmissionListener.recording`. */

@@ -59,6 +59,14 @@ export const RunSchema = defineEntity({
     providerId: p.string().nullable(),
     /** The API key that created the run (usage is attributed to it). */
     apiKeyId: p.uuid().nullable(),
+    /**
+     * The request that created the run (its first admission): `create_run` or
+     * `create_thread_and_run`, and its x-gateway-request-id. `Run.enforcement` lists that admission
+     * from here when enforcement wrote no record of it (nothing applied). Null on runs created
+     * before migration 0008: their first enforcement record holds both.
+     */
+    admissionKind: p.string().nullable(),
+    admissionRequestId: p.string().nullable(),
     /** The last sequence number of the run's event log. */
     eventSeq: p.integer(),
     /**

@@ -424,11 +424,11 @@ async function claimThread(rtx: RunTx, threadId: string, runId: string): Promise
 
 function insertRun(
   rtx: RunTx,
-  ctx: ServiceContext,
+  ctx: ModelWorkContext,
   thread: Thread,
   assistant: Assistant,
   options: RunOptions,
-  provider: { virtualKey: string; providerId: string },
+  provider: { virtualKey: string; providerId: string; admission: Admission },
   now: Date,
   id: string,
 ): Run {
@@ -455,6 +455,8 @@ function insertRun(
     virtualKey: provider.virtualKey,
     providerId: provider.providerId,
     apiKeyId: ctx.principal.apiKeyId,
+    admissionKind: provider.admission.request.kind,
+    admissionRequestId: ctx.requestId ?? null,
     eventSeq: 0,
     leaseOwner: null,
     leaseExpiresAt: null,

@@ -25,7 +25,7 @@ function counted(all: string[]): string[] {
   return all.filter((sql) => !/^\s*(begin|commit|rollback|savepoint|release)/i.test(sql) && !/^\s*insert into\W+request_logs/i.test(sql));
 }
 
-it('a run on local: one transaction in the request, one for the whole execution, at most 12 statements', async () => {
+it('a run on local: one transaction in the request, one for the whole execution, at most 11 statements', async () => {
   const assistant = (await recorder.t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
   await oneRun(assistant.id);
   await runExecutor(recorder.t.app.runtime).whenIdle();
@@ -43,10 +43,11 @@ it('a run on local: one transaction in the request, one for the whole execution,
   // Instances sharing a database (PostgreSQL) claim a run's lease before executing it; alone (SQLite) no claim is needed.
   const lease = recorder.t.app.runtime.instances.alone ? 0 : 1;
   expect(transactions).toBe(2);
-  expect(own.length, own.join('\n')).toBeLessThanOrEqual(12 + lease);
+  expect(own.length, own.join('\n')).toBeLessThanOrEqual(11 + lease);
   // The executor starts as soon as the run is queued, so on PostgreSQL its lease claim may land
   // before the client has read the answer.
-  expect(inRequest).toBeLessThanOrEqual(8 + lease);
+  const request = counted(all.slice(0, inRequest));
+  expect(request.length, request.join('\n')).toBeLessThanOrEqual(5 + lease);
 });
 
 it('a streamed run: its stream reads the log once, and neither the thread nor the run the request has just written', async () => {
@@ -67,5 +68,5 @@ it('a streamed run: its stream reads the log once, and neither the thread nor th
   const own = counted(all);
   const lease = recorder.t.app.runtime.instances.alone ? 0 : 1;
   // The run's own statements and the one read of its log.
-  expect(own.length, own.join('\n')).toBeLessThanOrEqual(13 + lease);
+  expect(own.length, own.join('\n')).toBeLessThanOrEqual(12 + lease);
 });
