@@ -6,14 +6,46 @@
  * to add little to the upstream's time. Only what those clients read is kept: the status, a
  * header, the whole text, or the body piece by piece.
  */
-import http, { type IncomingMessage } from 'node:http';
+import http, { type IncomingMessage, type RequestOptions } from 'node:http';
 import https from 'node:https';
+import { setBounded } from './bounded-map.js';
 
 /** Each protocol's client, with connections reused across calls (fetch did the same). */
 const transports: Record<string, { client: typeof http | typeof https; agent: http.Agent }> = {
   'http:': { client: http, agent: new http.Agent({ keepAlive: true }) },
   'https:': { client: https, agent: new https.Agent({ keepAlive: true }) },
 };
+
+/** A URL's client and request options (everything but the headers), parsed once per URL. */
+interface Target {
+  client: typeof http | typeof https;
+  options: RequestOptions;
+}
+
+/** Parsed targets by URL: a provider calls the same few URLs again and again (a URL per integration and route). */
+const targets = new Map<string, Target>();
+const TARGETS_LIMIT = 1_000;
+
+function targetOf(url: string): Target {
+  const known = targets.get(url);
+  if (known) return known;
+  const parsed = new URL(url);
+  const transport = Object.hasOwn(transports, parsed.protocol) ? transports[parsed.protocol] : null;
+  if (!transport) throw new Error(`Unsupported protocol ${parsed.protocol}`);
+  const options: RequestOptions = {
+    method: 'POST',
+    agent: transport.agent,
+    protocol: parsed.protocol,
+    // An IPv6 literal comes bracketed from URL; the request options want it bare.
+    hostname: parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname,
+    port: parsed.port === '' ? undefined : Number(parsed.port),
+    path: `${parsed.pathname}${parsed.search}`,
+    ...(parsed.username || parsed.password ? { auth: `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}` } : {}),
+  };
+  const target = { client: transport.client, options };
+  setBounded(targets, url, target, TARGETS_LIMIT);
+  return target;
+}
 
 export interface UpstreamResponse {
   status: number;
@@ -38,16 +70,17 @@ const DRAIN_MS = 5_000;
  * with an error whose `cause` is the system's (its `code` read by `unreachableMessage`).
  */
 export function postUpstream(url: string, headers: Record<string, string>, payload: string, signal: AbortSignal): Promise<UpstreamResponse> {
-  const target = new URL(url);
-  const transport = Object.hasOwn(transports, target.protocol) ? transports[target.protocol] : null;
-  if (!transport) return Promise.reject(new Error(`Unsupported protocol ${target.protocol}`));
-  const { client, agent } = transport;
+  let target: Target;
+  try {
+    target = targetOf(url);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     let answer: IncomingMessage | null = null;
-    const request = client.request(
-      target,
-      { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(payload)) } },
+    const request = target.client.request(
+      { ...target.options, headers: { ...headers, 'content-length': String(Buffer.byteLength(payload)) } },
       (response) => {
         answer = response;
         resolve(responseOf(response));

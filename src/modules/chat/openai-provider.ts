@@ -28,7 +28,14 @@ export interface OpenAIProviderOptions {
 const MAX_RETRY_AFTER_MS = 10_000;
 
 export class OpenAIProvider implements ModelProvider {
-  constructor(private readonly options: OpenAIProviderOptions) {}
+  /** The base URL without its trailing slashes, and the request headers: the same for every call. */
+  private readonly base: string;
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly options: OpenAIProviderOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, '');
+    this.headers = upstreamHeaders(options);
+  }
 
   complete(call: ProviderCall): Promise<WireBody> {
     return this.json('/chat/completions', call);
@@ -104,9 +111,9 @@ export class OpenAIProvider implements ModelProvider {
    * signal no longer followed).
    */
   private async open(path: string, body: WireBody, signal: AbortSignal) {
-    const { baseUrl, apiKey, timeoutMs, retries, backoffMs } = this.options;
-    const url = `${baseUrl.replace(/\/+$/, '')}${path}`;
-    const headers = upstreamHeaders(this.options);
+    const { apiKey, timeoutMs, retries, backoffMs } = this.options;
+    const { headers } = this;
+    const url = `${this.base}${path}`;
     const payload = JSON.stringify(body);
 
     for (let attempt = 0; ; attempt++) {

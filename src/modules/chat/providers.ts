@@ -24,6 +24,13 @@ const CHAT_PROVIDERS: Record<AiProviderId, (resolved: ResolvedProvider, runtime:
     }),
 };
 
+/**
+ * The provider of a resolved integration. Made once per resolution (the config cache keeps a
+ * resolution until what it was built from changes, then resolves anew), not once per request.
+ */
 export function providerFor(resolved: ResolvedProvider, runtime: Runtime): ModelProvider {
-  return CHAT_PROVIDERS[resolved.integration.aiProviderId](resolved, runtime);
+  const made = runtime.singleton('chat.providers', () => new WeakMap<ResolvedProvider['integration'], ModelProvider>());
+  let provider = made.get(resolved.integration);
+  if (!provider) made.set(resolved.integration, (provider = CHAT_PROVIDERS[resolved.integration.aiProviderId](resolved, runtime)));
+  return provider;
 }

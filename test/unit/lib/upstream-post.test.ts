@@ -12,7 +12,10 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      if (req.url === '/whole') {
+      if (req.url!.startsWith('/echo')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ method: req.method, url: req.url, authorization: req.headers.authorization ?? null, length: req.headers['content-length'] }));
+      } else if (req.url === '/whole') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"answer":');
         setTimeout(() => res.end('"ünïcode"}'), 5);
@@ -54,5 +57,23 @@ describe('postUpstream: a whole body', () => {
     const text = response.text();
     setTimeout(() => controller.abort(), 5);
     await expect(text).rejects.toThrow();
+  });
+});
+
+describe('postUpstream: the target', () => {
+  it('is the URL given, each call its own, though each URL is parsed once: path, query, port and credentials', async () => {
+    const first = await postUpstream(`${url}/echo/one?x=1`, {}, '{"a":1}', new AbortController().signal);
+    expect(JSON.parse(await first.text())).toEqual({ method: 'POST', url: '/echo/one?x=1', authorization: null, length: '7' });
+    const again = await postUpstream(`${url}/echo/one?x=1`, {}, '{}', new AbortController().signal);
+    expect(JSON.parse(await again.text())).toEqual({ method: 'POST', url: '/echo/one?x=1', authorization: null, length: '2' });
+    const other = await postUpstream(`${url}/echo/two`, {}, '{}', new AbortController().signal);
+    expect(JSON.parse(await other.text())).toMatchObject({ url: '/echo/two' });
+    const withUser = await postUpstream(url.replace('http://', 'http://us%40er:p%3Ass@') + '/echo/auth', {}, '{}', new AbortController().signal);
+    expect(JSON.parse(await withUser.text())).toMatchObject({ url: '/echo/auth', authorization: `Basic ${Buffer.from('us@er:p:ss').toString('base64')}` });
+  });
+
+  it('with a protocol it cannot speak rejects (no throw)', async () => {
+    const call = postUpstream('ftp://127.0.0.1/echo', {}, '{}', new AbortController().signal);
+    await expect(call).rejects.toThrow('Unsupported protocol ftp:');
   });
 });
