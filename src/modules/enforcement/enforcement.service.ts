@@ -12,7 +12,8 @@
  * Then: output guardrails check the answer (deny → the run fails `invalid_prompt`), and when
  * the run ends its usage settles into every bucket its admissions reserved on (released when it
  * used nothing). Every decision is stored per run (`run_enforcement_records`, GraphQL
- * `Run.enforcement`); refusals are counted on /metrics by reason.
+ * `Run.enforcement`; a create to which nothing applied needs no record, its run row names it);
+ * refusals are counted on /metrics by reason.
  */
 import type { EntityManager } from '@mikro-orm/core';
 import { executeSql } from '../../db/sql.js';
@@ -54,7 +55,8 @@ type AdmissionToSettle = Pick<EnforcementRecord, 'id' | 'reservation' | 'prices'
 
 /**
  * The admission records this process wrote for runs that have not ended, in order. `complete`
- * when the run's first admission (its create) is among them: then a run none of whose admissions
+ * when this process committed the run's first admission (its create; among them unless it needed
+ * no record, see recordAdmissionDecisions): then a run none of whose admissions
  * holds a reservation ends without touching the database, and, alone on the database (no other
  * instance can admit a submission to it), it settles without reading its records back. Otherwise
  * (a submission to a run admitted before a restart, or by another instance) they are read.
