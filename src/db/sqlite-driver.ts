@@ -1,19 +1,19 @@
-import { Utils, type AnyEntity, type Configuration, type Dictionary, type EntityData, type LoggingOptions, type QueryResult, type Transaction } from '@mikro-orm/core';
-import { AbstractSqlDriver, BetterSqliteKnexDialect, type AbstractSqlConnection, type CheckDef, type Knex } from '@mikro-orm/knex';
+import { EventType, Utils, type AnyEntity, type Configuration, type Dictionary, type EntityData, type IsolationLevel, type LoggingOptions, type LogContext, type QueryResult, type Transaction, type TransactionEventBroadcaster, type TransactionEventType } from '@mikro-orm/core';
+import { AbstractSqlDriver, BetterSqliteKnexDialect, type AbstractSqlConnection, type AbstractSqlPlatform, type CheckDef, type Knex } from '@mikro-orm/knex';
 import { BetterSqliteConnection, BetterSqlitePlatform, BetterSqliteSchemaHelper } from '@mikro-orm/better-sqlite';
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { SqliteTransaction, waitingForLock, type Database, type PoolClient, type Statement } from './sqlite-transaction.js';
 
-/** How long a statement waits for another connection's write lock before it fails. */
-export const BUSY_WAIT_MS = 10_000;
+export { BUSY_WAIT_MS } from './sqlite-transaction.js';
 
 /**
  * better-sqlite3 runs on the main thread, so SQLite's own busy timeout would block the whole
  * process while another connection (another process on the same file) holds the write lock —
  * and would deadlock two apps sharing a file in one process. Instead the busy timeout is 0 and a
- * statement refused with SQLITE_BUSY is retried after an asynchronous pause, but only where a retry
- * is sound: outside a transaction (nothing was done yet) or at its BEGIN. Transactions begin
- * IMMEDIATE (taking the write lock up front), so a statement inside one is never refused for a lock
- * another connection took after it began.
+ * statement refused with SQLITE_BUSY is retried after an asynchronous pause (`waitingForLock`), but
+ * only where a retry is sound: outside a transaction (nothing was done yet) or at its BEGIN.
+ * Transactions begin IMMEDIATE (taking the write lock up front), so a statement inside one is never
+ * refused for a lock another connection took after it began.
  */
 class Dialect extends BetterSqliteKnexDialect {
   declare config: { onStatement?: (sql: string) => void };
@@ -40,29 +40,8 @@ class Dialect extends BetterSqliteKnexDialect {
     if (begin) obj.sql = 'begin immediate';
     this.config.onStatement?.(obj.sql);
     const query = (super._query as (connection: unknown, obj: unknown) => Promise<unknown>).bind(this);
-    for (let pause = 1, waited = 0; ; waited += pause, pause = Math.min(pause * 2, 50)) {
-      try {
-        return await query(connection, obj);
-      } catch (error) {
-        const busy = (error as { code?: string }).code === 'SQLITE_BUSY';
-        if (!busy || (connection.inTransaction && !begin) || waited >= BUSY_WAIT_MS) throw error;
-        await sleep(pause);
-      }
-    }
+    return waitingForLock(() => query(connection, obj), () => begin || !connection.inTransaction);
   }
-}
-
-/** The part of a better-sqlite3 connection this file uses. */
-interface Database {
-  inTransaction: boolean;
-  prepare(sql: string): Statement;
-}
-
-interface Statement {
-  /** Whether the statement returns rows (a select, a pragma, `… returning`). */
-  reader: boolean;
-  all(values: unknown[]): unknown[];
-  run(values: unknown[]): { changes: number; lastInsertRowid: number | bigint };
 }
 
 /** Statement texts kept prepared per connection, and texts remembered as seen once; the oldest go first past these. */
@@ -78,7 +57,7 @@ const KEPT_TEXT_LIMIT = 8_000;
  * knex's better-sqlite3 dialect prepares every statement it runs, each time (a parse and plan by
  * SQLite, the largest single cost of a small query here). Statements bind their values
  * (`SqliteConnection.execute`), so a query's text comes back each time it runs, as do `begin
- * immediate` and `COMMIT;`; a text written with its values (a list, MikroORM's way) is seen once,
+ * immediate` and `commit`; a text written with its values (a list, MikroORM's way) is seen once,
  * so it is remembered as seen but not kept. A text seen a second time is kept
  * prepared on its connection from then on. A prepared statement is only run synchronously (`all`,
  * `run`), never iterated, so one object serves every caller; SQLite prepares it again by itself if
@@ -117,15 +96,98 @@ const MAX_BOUND_VALUES = 32_766;
  */
 const LARGE_VALUES = 64 * 1024;
 
-/** The part of a knex transaction (MikroORM's transaction context) this file uses. */
+/** The part of a knex transaction (MikroORM's transaction context when knex's) this file uses. */
 interface KnexTransaction {
   isCompleted(): boolean;
+}
+
+/** How a transaction ends: its events, what it runs, what MikroORM logs for it (outermost, nested). */
+interface End {
+  before: TransactionEventType;
+  after: TransactionEventType;
+  run(trx: SqliteTransaction): Promise<void>;
+  sql(platform: AbstractSqlPlatform): string;
+  nestedSql(platform: AbstractSqlPlatform, savepoint: string): string;
+}
+
+const ENDS: Record<'commit' | 'rollback', End> = {
+  commit: {
+    before: EventType.beforeTransactionCommit,
+    after: EventType.afterTransactionCommit,
+    run: (trx) => trx.commit(),
+    sql: (platform) => platform.getCommitTransactionSQL(),
+    nestedSql: (platform, savepoint) => platform.getReleaseSavepointSQL(savepoint),
+  },
+  rollback: {
+    before: EventType.beforeTransactionRollback,
+    after: EventType.afterTransactionRollback,
+    run: (trx) => trx.rollback(),
+    sql: (platform) => platform.getRollbackTransactionSQL(),
+    nestedSql: (platform, savepoint) => platform.getRollbackToSavepointSQL(savepoint),
+  },
+};
+
+/** MikroORM's options to `Connection.begin`. */
+interface BeginOptions {
+  isolationLevel?: IsolationLevel;
+  readOnly?: boolean;
+  ctx?: Knex.Transaction;
+  eventBroadcaster?: TransactionEventBroadcaster;
+  loggerContext?: LogContext;
 }
 
 export class SqliteConnection extends BetterSqliteConnection {
   override createKnex(): void {
     this.client = this.createKnexClient(Dialect as unknown as string);
     this.connected = true;
+  }
+
+  /**
+   * Every transaction (`em.transactional`, a flush's own, the migrator's) is a `SqliteTransaction`:
+   * begun, ended and nested on the connection itself instead of through a knex transaction, with
+   * the same isolation, nesting and lock waiting (see there). MikroORM's begin/commit/rollback
+   * around it are kept: its transaction events and query log. A transaction asking for an
+   * isolation level or read-only mode, or nested in a knex one, stays knex's.
+   */
+  override async begin(options: BeginOptions = {}): Promise<Knex.Transaction> {
+    const { ctx: parent, eventBroadcaster, loggerContext } = options;
+    if (options.isolationLevel || options.readOnly || (parent && !(parent instanceof SqliteTransaction))) return super.begin(options);
+    if (parent) {
+      const child = await parent.nest();
+      this.logQuery(this.platform.getSavepointSQL(child.savepoint), loggerContext);
+      return child as unknown as Knex.Transaction;
+    }
+    await eventBroadcaster?.dispatchEvent(EventType.beforeTransactionStart);
+    const trx = await SqliteTransaction.begin(this.dialect as unknown as PoolClient);
+    for (const query of this.platform.getBeginTransactionSQL(options)) this.logQuery(query, loggerContext);
+    try {
+      await eventBroadcaster?.dispatchEvent(EventType.afterTransactionStart, trx as never);
+    } catch (error) {
+      // Nothing would end it (MikroORM's transactional calls begin outside its try), holding the connection.
+      await trx.rollback();
+      throw error;
+    }
+    return trx as unknown as Knex.Transaction;
+  }
+
+  override async commit(ctx: Knex.Transaction, eventBroadcaster?: TransactionEventBroadcaster, loggerContext?: LogContext): Promise<void> {
+    const trx = ctx as unknown;
+    if (!(trx instanceof SqliteTransaction)) return super.commit(ctx, eventBroadcaster, loggerContext);
+    return this.end(trx, ENDS.commit, eventBroadcaster, loggerContext);
+  }
+
+  override async rollback(ctx: Knex.Transaction, eventBroadcaster?: TransactionEventBroadcaster, loggerContext?: LogContext): Promise<void> {
+    const trx = ctx as unknown;
+    if (!(trx instanceof SqliteTransaction)) return super.rollback(ctx, eventBroadcaster, loggerContext);
+    return this.end(trx, ENDS.rollback, eventBroadcaster, loggerContext);
+  }
+
+  /** Ends `trx` as MikroORM's commit and rollback end a knex one: an outermost one's events around it, then its log line. */
+  private async end(trx: SqliteTransaction, end: End, eventBroadcaster?: TransactionEventBroadcaster, loggerContext?: LogContext): Promise<void> {
+    if (!trx.nested) await eventBroadcaster?.dispatchEvent(end.before, trx as never);
+    await end.run(trx);
+    this.logQuery(trx.nested ? end.nestedSql(this.platform, trx.savepoint) : end.sql(this.platform), loggerContext);
+    if (!trx.nested) await eventBroadcaster?.dispatchEvent(end.after, trx as never);
   }
 
   /**
@@ -159,7 +221,7 @@ export class SqliteConnection extends BetterSqliteConnection {
     if (!values) return super.execute<T>(query, params, method, ctx, loggerContext);
     const sql = this.config.get('onQuery')(query as string, params);
     if (sizeOf(values) > LARGE_VALUES) await nextTurn();
-    const db = this.directConnection(ctx as KnexTransaction | undefined);
+    const db = this.directConnection(ctx as KnexTransaction | SqliteTransaction | undefined, sql);
     if (!db) return this.executeThroughKnex<T>(sql, values, method, ctx);
     let result: unknown;
     try {
@@ -183,7 +245,8 @@ export class SqliteConnection extends BetterSqliteConnection {
    * The connection a statement may run on directly now (see `execute`), or none. The pool
    * holds one connection (orm.ts), so an open transaction `ctx` is on it.
    */
-  private directConnection(ctx: KnexTransaction | undefined): Database | undefined {
+  private directConnection(ctx: KnexTransaction | SqliteTransaction | undefined, sql: string): Database | undefined {
+    if (ctx instanceof SqliteTransaction) return ctx.connection(sql);
     const db = this.dialect.only;
     if (!db) return undefined;
     if (ctx) return db.inTransaction && !ctx.isCompleted() ? db : undefined;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, expect, it, vi } from 'vitest';
 import { openOrm, type Orm } from '../../../src/db/orm.js';
 import { boundSql, executeSql } from '../../../src/db/sql.js';
+import { heldTransaction } from '../../helpers/held-transaction.js';
 
 // better-sqlite3 ships no typings: only the method spied on is described.
 const Database = createRequire(import.meta.url)('better-sqlite3') as { prototype: { prepare(sql: string): unknown } };
@@ -17,22 +18,6 @@ async function open(file: string, statements: string[] = []): Promise<Orm> {
   const orm = await openOrm({ database: { dialect: 'sqlite', file }, entities: [], onQuery: (sql) => statements.push(sql) });
   await executeSql(orm.em.fork(), 'create table if not exists t (id integer primary key, v text, n real, at integer, flag integer, doc text)', [], 'run');
   return orm;
-}
-
-/** A transaction on `orm` that has run `sql` and stays open until `release` (then ends with `end`). */
-async function heldTransaction(orm: Orm, sql: string, end: 'commit' | 'rollback') {
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  let began!: () => void;
-  const inside = new Promise<void>((resolve) => (began = resolve));
-  const transaction = orm.em.fork().transactional(async (tx) => {
-    await executeSql(tx, sql, [], 'run');
-    began();
-    await held;
-    if (end === 'rollback') throw new Error('rolled back');
-  });
-  await inside;
-  return { transaction, release };
 }
 
 const knexOf = (orm: Orm) => (orm.em.getConnection() as unknown as { getKnex(): { raw(...args: unknown[]): unknown } }).getKnex();
@@ -85,7 +70,7 @@ it('raw SQL binds values as MikroORM stores them and runs prepared once, on the 
 it('inside a transaction runs in it; outside, waits for the open transaction instead of joining it', async () => {
   const orm = await open(':memory:');
   try {
-    const { transaction, release } = await heldTransaction(orm, "insert into t (v) values ('in')", 'rollback');
+    const { transaction, release } = await heldTransaction(orm, (tx) => executeSql(tx, "insert into t (v) values ('in')", [], 'run'), 'rollback');
     const write = executeSql(orm.em.fork(), "insert into t (v) values ('out')", [], 'run');
     const read = boundSql<{ v: string }[]>(orm.em.fork(), 'select v from t order by id', []);
     release();
@@ -131,23 +116,31 @@ it('a statement with large values waits a turn of the event loop first, inside a
   }
 });
 
-it("waits for another connection's write lock without blocking, and counts the statement once", async () => {
+it("waits for another connection's write lock without blocking, a statement or a transaction's begin, and counts each once", async () => {
   const file = join(dir, 'shared.sqlite');
   const statements: string[] = [];
   const first = await open(file);
   const second = await open(file, statements);
+  const writes = {
+    statement: () => executeSql(second.em.fork(), 'insert into t (v) values (?)', ['statement'], 'run'),
+    transaction: () => second.em.fork().transactional((tx) => executeSql(tx, 'insert into t (v) values (?)', ['transaction'], 'run')),
+  };
   try {
-    const { transaction, release } = await heldTransaction(first, "insert into t (v) values ('first')", 'commit');
-    statements.length = 0;
-    let done = false;
-    const write = executeSql(second.em.fork(), 'insert into t (v) values (?)', ['second'], 'run').then(() => (done = true));
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(done).toBe(false);
-    release();
-    await transaction;
-    await write;
-    expect(await executeSql(second.em.fork(), 'select v from t order by id', [])).toEqual([{ v: 'first' }, { v: 'second' }]);
-    expect(statements.filter((sql) => sql.startsWith('insert into t'))).toHaveLength(1);
+    for (const [name, write] of Object.entries(writes)) {
+      const { transaction, release } = await heldTransaction(first, (tx) => executeSql(tx, 'insert into t (v) values (?)', [`held before ${name}`], 'run'));
+      statements.length = 0;
+      let done = false;
+      const waiting = write().then(() => (done = true));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(done).toBe(false);
+      release();
+      await transaction;
+      await waiting;
+      expect(statements.filter((sql) => sql.startsWith('insert into t'))).toHaveLength(1);
+      expect(statements.filter((sql) => /^begin/i.test(sql))).toHaveLength(name === 'transaction' ? 1 : 0);
+    }
+    const rows = await executeSql<{ v: string }[]>(second.em.fork(), 'select v from t order by id', []);
+    expect(rows.map(({ v }) => v)).toEqual(['held before statement', 'statement', 'held before transaction', 'transaction']);
   } finally {
     await second.close(true);
     await first.close(true);
