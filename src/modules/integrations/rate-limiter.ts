@@ -66,7 +66,8 @@ export async function checkRateLimit(runtime: Runtime, check: RateLimitCheck): P
   const now = runtime.clock.now();
   const { start, end } = rateWindow(check.unit, now);
   const key = rateLimitKey(check);
-  const connection = runtime.fork().getConnection();
+  // The driver's connection itself (what a fork would hand over too): no EntityManager is needed for raw statements.
+  const connection = runtime.orm.em.getConnection();
   const rows = await connection.execute<Array<{ count: number }>>(
     `insert into rate_limit_counters ("key", window_start, count) values (?, ?, 1)
      on conflict ("key", window_start) do update set count = rate_limit_counters.count + 1 where rate_limit_counters.count < ?

@@ -16,6 +16,13 @@ const MODEL_LABEL_LIMIT = 100;
 export class RequestLogWriter {
   private readonly inserts: BatchedInserts<RequestLog>;
   private readonly models = new Set<string>();
+  /**
+   * Records written since the last turn of the event loop: counted on /metrics and queued for the
+   * database once that turn is over, so the answer whose service wrote them (in the same turn) is
+   * not kept waiting for the metrics' label hashing.
+   */
+  private arrived: RequestLog[] = [];
+  private taking: ReturnType<typeof setImmediate> | null = null;
   readonly dropped: Counter<'reason'>;
   readonly tokens: Counter<'provider' | 'model' | 'kind'>;
   readonly cost: Counter<'provider' | 'model'>;
@@ -43,19 +50,32 @@ export class RequestLogWriter {
     });
   }
 
-  /** Queues one record (never waits, never throws). */
+  /** Queues one record (never waits, never throws). Its metrics are counted after the current turn (`take`). */
   write(record: RequestLog): void {
-    this.observe(record);
-    if (this.inserts.size >= this.limit) {
+    if (this.inserts.size + this.arrived.length >= this.limit) {
+      this.observe(record);
       this.dropped.inc({ reason: 'buffer_full' });
       return;
     }
-    this.inserts.push(record);
+    this.arrived.push(record);
+    this.taking ??= setImmediate(() => this.take());
   }
 
   /** Writes everything queued so far; resolves when it is in the database (or counted as dropped). */
   flush(): Promise<void> {
+    this.take();
     return this.inserts.flush();
+  }
+
+  private take(): void {
+    if (this.taking) clearImmediate(this.taking);
+    this.taking = null;
+    const records = this.arrived;
+    this.arrived = [];
+    for (const record of records) {
+      this.observe(record);
+      this.inserts.push(record);
+    }
   }
 
   private observe(record: RequestLog): void {
