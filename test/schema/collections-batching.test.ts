@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { uuid } from '../../src/lib/ids.js';
+import { changingDetails } from '../../src/modules/collections/collection-details.js';
 import { CollectionSchema } from '../../src/modules/collections/collection.entity.js';
 import { PromptVersionSchema } from '../../src/modules/collections/prompt-version.entity.js';
 import { PromptSchema } from '../../src/modules/collections/prompt.entity.js';
@@ -70,12 +71,15 @@ async function seedTree(prefix: string, perLevel: number[], promptEvery: number)
     previous = current;
   });
   await t.app.runtime.fork().transactional(async (em) => {
-    await em.insertMany(CollectionSchema, collections as never[]);
-    await em.insertMany(PromptSchema, prompts as never[]);
-    await em.insertMany(
-      PromptVersionSchema,
-      prompts.map((p) => ({ id: uuid(), promptId: p.id, version: 1, name: p.name, template: p.template, model: p.model, createdAt: now })) as never[],
-    );
+    // Written beside the services, so their details are stored here as the services store them.
+    await changingDetails(em, collections.map((c) => c.id as string), async () => {
+      await em.insertMany(CollectionSchema, collections as never[]);
+      await em.insertMany(PromptSchema, prompts as never[]);
+      await em.insertMany(
+        PromptVersionSchema,
+        prompts.map((p) => ({ id: uuid(), promptId: p.id, version: 1, name: p.name, template: p.template, model: p.model, createdAt: now })) as never[],
+      );
+    });
   });
   return { rootId: collections[0].id as string, collections: collections.length, prompts: prompts.length };
 }

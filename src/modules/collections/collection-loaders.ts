@@ -48,7 +48,7 @@ export async function rawAll<T>(em: EntityManager, sql: string, params: unknown[
   return executeSql<T[]>(em, sql, params);
 }
 
-function placeholders(n: number): string {
+export function placeholders(n: number): string {
   return new Array(n).fill('?').join(', ');
 }
 
@@ -79,7 +79,14 @@ interface CollectionRow {
   status: Collection['status'];
   created_at: unknown;
   last_updated_at: unknown;
+  child_collections_count: number | string;
+  child_collections_last_updated_at: unknown;
+  prompts_count: number | string;
+  prompts_last_updated_at: unknown;
 }
+
+/** Marks a collection read as a plain object: its details fields are as read, never older than the request. */
+const READ = Symbol('read as a plain object');
 
 /** A read-only collection from a plain row: the same fields as the entity, outside the identity map. */
 function collectionOf(row: CollectionRow): Collection {
@@ -94,31 +101,30 @@ function collectionOf(row: CollectionRow): Collection {
     status: row.status,
     createdAt: toDate(row.created_at)!,
     lastUpdatedAt: toDate(row.last_updated_at)!,
+    childCollectionsCount: Number(row.child_collections_count),
+    childCollectionsLastUpdatedAt: toDate(row.child_collections_last_updated_at),
+    promptsCount: Number(row.prompts_count),
+    promptsLastUpdatedAt: toDate(row.prompts_last_updated_at),
+    [READ]: true,
   } as Collection;
 }
 
 /**
- * Details read along with a collection (`childCollectionsOf`), kept on the object under a symbol:
- * not a field of the entity, and cheaper than a WeakMap entry per child (ephemerons slow the GC).
+ * The details of a collection read as a plain object (`childCollectionsOf`, `collectionsWhere`):
+ * its own stored fields, so answering them needs no statement. Undefined for a managed entity: a
+ * write of this request (e.g. archiving) may have stored new details after it was loaded, so those
+ * are read again (`collectionDetailsOf`).
  */
-const DETAILS = Symbol('details read with the collection');
-type WithDetails = Collection & { [DETAILS]?: CollectionDetails };
-
-/** The details read along with `collection`, if they were: answering them needs no statement. */
 export function detailsReadWith(collection: Collection): CollectionDetails | undefined {
-  return (collection as WithDetails)[DETAILS];
+  return (collection as Collection & { [READ]?: true })[READ] ? collection : undefined;
 }
 
-/** A collection's own columns, on `collections c`. */
+/** The stored details (collection-details.ts) of the collection aliased `c`, in `CollectionDetails`'s order. */
+const DETAILS_COLUMNS = 'c.child_collections_count, c.child_collections_last_updated_at, c.prompts_count, c.prompts_last_updated_at';
+
+/** A collection's columns, on `collections c` (`CollectionRow`). */
 const COLLECTION_COLUMNS = `c.id, c.organisation_id, c.workspace_id, c.parent_id, c.name, c.slug, c.is_default, c.status,
-  c.created_at, c.last_updated_at`;
-
-/** A collection with its details (`detailsReadWith`) from a row of `COLLECTION_COLUMNS` and `DETAILS_COLUMNS`. */
-function collectionWithDetails(row: CollectionRow & DetailsRow): Collection {
-  const collection: WithDetails = collectionOf(row);
-  collection[DETAILS] = detailsOf(row);
-  return collection;
-}
+  c.created_at, c.last_updated_at, ${DETAILS_COLUMNS}`;
 
 /** A JSON array of one value per row, and a JSON array of values: the same functions under each dialect's names. */
 const JSON_FUNCTIONS = {
@@ -142,8 +148,8 @@ interface ChildrenRow {
  * children a JSON array of arrays: building a row object per child (better-sqlite3) cost twice
  * the statement plus one `JSON.parse`, and the parent's organisation, workspace and id, equal for
  * all its children (trees never cross a workspace), are read once instead of once per child. The
- * details come in the same statement because a child's details loaded through a dataloader cost a
- * promise chain per child, more than the children themselves.
+ * details are the children's stored columns (collection-details.ts): four lookups per child cost
+ * more than the child itself, and loaded through a dataloader a promise chain per child.
  */
 export async function childCollectionsOf(em: EntityManager, parentIds: readonly string[]): Promise<Collection[][]> {
   const json = JSON_FUNCTIONS[dialectOf(em)];
@@ -151,7 +157,7 @@ export async function childCollectionsOf(em: EntityManager, parentIds: readonly 
     rawAll<ChildrenRow>(
       em,
       `select c.parent_id, c.organisation_id, c.workspace_id,
-         ${json.agg}(${json.array}(c.id, c.name, c.slug, c.is_default, c.created_at, c.last_updated_at, ${DETAILS_VALUES})
+         ${json.agg}(${json.array}(c.id, c.name, c.slug, c.is_default, c.created_at, c.last_updated_at, ${DETAILS_COLUMNS})
            order by lower(c.name) asc, c.name asc, c.id asc) as children
        from collections c where c.parent_id in (${placeholders(chunk.length)}) and c.status = 'active'
        group by c.parent_id, c.organisation_id, c.workspace_id`,
@@ -168,7 +174,7 @@ export async function childCollectionsOf(em: EntityManager, parentIds: readonly 
 
 /** A child collection from its parent's row and its own array (`childCollectionsOf`). */
 function childOf(parent: ChildrenRow, child: unknown[]): Collection {
-  const collection: WithDetails = {
+  return {
     id: child[0] as string,
     organisationId: parent.organisation_id,
     workspaceId: parent.workspace_id,
@@ -179,14 +185,12 @@ function childOf(parent: ChildrenRow, child: unknown[]): Collection {
     status: 'active',
     createdAt: toDate(child[4])!,
     lastUpdatedAt: toDate(child[5])!,
-  } as Collection;
-  collection[DETAILS] = {
     childCollectionsCount: Number(child[6]),
     childCollectionsLastUpdatedAt: toDate(child[7]),
     promptsCount: Number(child[8]),
     promptsLastUpdatedAt: toDate(child[9]),
-  };
-  return collection;
+    [READ]: true,
+  } as Collection;
 }
 
 /** The columns a `collectionsWhere` condition may name. */
@@ -204,12 +208,12 @@ export async function collectionsWhere(em: EntityManager, where: CollectionWhere
     if (!(name in WHERE_COLUMNS)) throw new Error(`collectionsWhere cannot filter on ${name}.`);
     return `c.${WHERE_COLUMNS[name]} = ?`;
   });
-  const rows = await rawAll<CollectionRow & DetailsRow>(
+  const rows = await rawAll<CollectionRow>(
     em,
-    `select ${COLLECTION_COLUMNS}, ${DETAILS_COLUMNS} from collections c where ${conditions.join(' and ')}`,
+    `select ${COLLECTION_COLUMNS} from collections c where ${conditions.join(' and ')}`,
     names.map((name) => where[name]),
   );
-  return rows.map(collectionWithDetails);
+  return rows.map(collectionOf);
 }
 
 /** Non-archived prompts of each collection, ordered by name (then id). */
@@ -252,56 +256,17 @@ export async function workspacesByIds(em: EntityManager, ids: readonly string[])
   return ids.map((id) => byId.get(id) ?? null);
 }
 
-export interface CollectionDetails {
-  childCollectionsCount: number;
-  promptsCount: number;
-  childCollectionsLastUpdatedAt: Date | null;
-  promptsLastUpdatedAt: Date | null;
-}
-
-/**
- * The details of the collection aliased `c`, by column name, as expressions of a statement on
- * `collections c`: counts and latest changes of its direct non-archived children and prompts, each
- * an index lookup.
- */
-const DETAIL_EXPRESSIONS = [
-  ['child_collections_count', `(select count(*) from collections k where k.parent_id = c.id and k.status = 'active')`],
-  ['child_collections_latest', `(select max(k.last_updated_at) from collections k where k.parent_id = c.id and k.status = 'active')`],
-  ['prompts_count', `(select count(*) from prompts p where p.collection_id = c.id and p.status = 'active')`],
-  ['prompts_latest', `(select max(p.last_updated_at) from prompts p where p.collection_id = c.id and p.status = 'active')`],
-] as const;
-
-/** The details as values, in `DETAIL_EXPRESSIONS`'s order. */
-const DETAILS_VALUES = DETAIL_EXPRESSIONS.map(([, value]) => value).join(',\n  ');
-
-/** The details as named columns (`DetailsRow`). */
-const DETAILS_COLUMNS = DETAIL_EXPRESSIONS.map(([name, value]) => `${value} as ${name}`).join(',\n  ');
-
-interface DetailsRow {
-  child_collections_count: number | string;
-  child_collections_latest: unknown;
-  prompts_count: number | string;
-  prompts_latest: unknown;
-}
-
-function detailsOf(row: DetailsRow): CollectionDetails {
-  return {
-    childCollectionsCount: Number(row.child_collections_count),
-    promptsCount: Number(row.prompts_count),
-    childCollectionsLastUpdatedAt: toDate(row.child_collections_latest),
-    promptsLastUpdatedAt: toDate(row.prompts_latest),
-  };
-}
+/** A collection's details (collection-details.ts): fields it stores. */
+export type CollectionDetails = Pick<Collection, 'childCollectionsCount' | 'promptsCount' | 'childCollectionsLastUpdatedAt' | 'promptsLastUpdatedAt'>;
 
 const NO_DETAILS: CollectionDetails = { childCollectionsCount: 0, promptsCount: 0, childCollectionsLastUpdatedAt: null, promptsLastUpdatedAt: null };
 
 /** The details of each collection: one statement. */
 export async function collectionDetailsOf(em: EntityManager, ids: readonly string[]): Promise<CollectionDetails[]> {
-  type Row = DetailsRow & { id: string };
-  const rows = await findIn<Row>(ids, (chunk) =>
-    rawAll<Row>(em, `select c.id, ${DETAILS_COLUMNS} from collections c where c.id in (${placeholders(chunk.length)})`, chunk),
+  const rows = await findIn(ids, (chunk) =>
+    rawAll<CollectionRow>(em, `select ${COLLECTION_COLUMNS} from collections c where c.id in (${placeholders(chunk.length)})`, chunk),
   );
-  const byId = new Map(rows.map((row) => [row.id, detailsOf(row)]));
+  const byId = new Map(rows.map((row) => [row.id, collectionOf(row)]));
   return ids.map((id) => byId.get(id) ?? { ...NO_DETAILS });
 }
 

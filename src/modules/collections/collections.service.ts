@@ -11,6 +11,7 @@ import type { Runtime } from '../../runtime.js';
 import { validateName } from '../tenancy/tenancy.service.js';
 import type { Workspace } from '../tenancy/workspace.entity.js';
 import { ancestorIdsOf, byName, collectionsWhere, descendantIdsOf, inChunks, rawAll, type CollectionWhere } from './collection-loaders.js';
+import { changingDetails } from './collection-details.js';
 import { CollectionSchema, type Collection } from './collection.entity.js';
 import { PromptSchema } from './prompt.entity.js';
 import { firstFreeSlug, slugBase } from './slugs.js';
@@ -106,20 +107,27 @@ export async function insertCollection(
   input: { workspace: Workspace; name: string; parentId: string | null; isDefault?: boolean },
 ): Promise<Collection> {
   const now = runtime.clock.now();
-  const collection = em.create(CollectionSchema, {
-    id: uuid(),
-    organisationId: input.workspace.organisationId,
-    workspaceId: input.workspace.id,
-    parentId: input.parentId,
-    name: input.name,
-    slug: await freeSlug(em, 'collection', input.workspace.id, input.name),
-    isDefault: input.isDefault ?? false,
-    status: 'active',
-    createdAt: now,
-    lastUpdatedAt: now,
+  const slug = await freeSlug(em, 'collection', input.workspace.id, input.name);
+  return changingDetails(em, [input.parentId], async () => {
+    const collection = em.create(CollectionSchema, {
+      id: uuid(),
+      organisationId: input.workspace.organisationId,
+      workspaceId: input.workspace.id,
+      parentId: input.parentId,
+      name: input.name,
+      slug,
+      isDefault: input.isDefault ?? false,
+      status: 'active',
+      createdAt: now,
+      lastUpdatedAt: now,
+      childCollectionsCount: 0,
+      childCollectionsLastUpdatedAt: null,
+      promptsCount: 0,
+      promptsLastUpdatedAt: null,
+    });
+    await em.flush();
+    return collection;
   });
-  await em.flush();
-  return collection;
 }
 
 /** Every workspace starts with one default collection, made in the workspace's own transaction. */
@@ -212,12 +220,16 @@ export async function listCollections(ctx: ServiceContext, input: ListCollection
 
 export async function renameCollection(ctx: ServiceContext, idOrSlug: string, input: UpdateCollectionInput): Promise<Collection> {
   const name = validateName(input.name);
-  const collection = await findCollection(ctx.em, ctx.principal, idOrSlug);
-  requireActive(collection);
-  collection.name = name;
-  collection.lastUpdatedAt = ctx.runtime.clock.now();
-  await ctx.em.flush();
-  return collection;
+  return ctx.em.transactional(async (em) => {
+    const collection = await findCollection(em, ctx.principal, idOrSlug);
+    requireActive(collection);
+    return changingDetails(em, [collection.parentId], async () => {
+      collection.name = name;
+      collection.lastUpdatedAt = ctx.runtime.clock.now();
+      await em.flush();
+      return collection;
+    });
+  });
 }
 
 /**
@@ -248,12 +260,13 @@ export async function moveCollection(ctx: ServiceContext, idOrSlug: string, inpu
       }
     }
     const parentId = parent?.id ?? null;
-    if (collection.parentId !== parentId) {
+    if (collection.parentId === parentId) return collection;
+    return changingDetails(em, [collection.parentId, parentId], async () => {
       collection.parentId = parentId;
       collection.lastUpdatedAt = ctx.runtime.clock.now();
       await em.flush();
-    }
-    return collection;
+      return collection;
+    });
   });
 }
 
@@ -273,15 +286,18 @@ export async function archiveCollection(ctx: ServiceContext, idOrSlug: string): 
     if (collection.status === 'archived') return collection;
     const now = ctx.runtime.clock.now();
     const descendants = await descendantIdsOf(em, collection.id);
-    for (const ids of inChunks(descendants)) {
-      await em.nativeUpdate(CollectionSchema, { id: { $in: ids }, status: 'active' }, { status: 'archived', lastUpdatedAt: now });
-    }
-    for (const ids of inChunks([collection.id, ...descendants])) {
-      await em.nativeUpdate(PromptSchema, { collectionId: { $in: ids }, status: 'active' }, { status: 'archived', lastUpdatedAt: now });
-    }
-    collection.status = 'archived';
-    collection.lastUpdatedAt = now;
-    await em.flush();
-    return collection;
+    // Its parent's details lose it; its own and its descendants' lose everything under them.
+    return changingDetails(em, [collection.parentId, collection.id, ...descendants], async () => {
+      for (const ids of inChunks(descendants)) {
+        await em.nativeUpdate(CollectionSchema, { id: { $in: ids }, status: 'active' }, { status: 'archived', lastUpdatedAt: now });
+      }
+      for (const ids of inChunks([collection.id, ...descendants])) {
+        await em.nativeUpdate(PromptSchema, { collectionId: { $in: ids }, status: 'active' }, { status: 'archived', lastUpdatedAt: now });
+      }
+      collection.status = 'archived';
+      collection.lastUpdatedAt = now;
+      await em.flush();
+      return collection;
+    });
   });
 }

@@ -7,6 +7,7 @@ import { isUuid, uuid } from '../../lib/ids.js';
 import { findPage, type Page, type PageInput } from '../../lib/paging.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import { validateName } from '../tenancy/tenancy.service.js';
+import { changingDetails } from './collection-details.js';
 import { findCollection, findVisible, freeSlug, nameSearch } from './collections.service.js';
 import { settingsOf, type PromptSettings } from './prompt-settings.js';
 import { PromptVersionSchema, type PromptVersion } from './prompt-version.entity.js';
@@ -86,25 +87,28 @@ export async function createPrompt(ctx: ServiceContext, input: CreatePromptInput
     ctx.em.transactional(async (em) => {
       const collection = await holdingCollection(em, ctx.principal, input.collection_id);
       const now = ctx.runtime.clock.now();
-      const prompt = em.create(PromptSchema, {
-        id: uuid(),
-        organisationId: collection.organisationId,
-        workspaceId: collection.workspaceId,
-        collectionId: collection.id,
-        name,
-        slug: await freeSlug(em, 'prompt', collection.workspaceId, name),
-        template: input.string,
-        model: input.model.trim(),
-        ...settingsOf(settingsFrom(input)),
-        version: 1,
-        defaultVersion: null,
-        status: 'active',
-        createdAt: now,
-        lastUpdatedAt: now,
+      const slug = await freeSlug(em, 'prompt', collection.workspaceId, name);
+      return changingDetails(em, [collection.id], async () => {
+        const prompt = em.create(PromptSchema, {
+          id: uuid(),
+          organisationId: collection.organisationId,
+          workspaceId: collection.workspaceId,
+          collectionId: collection.id,
+          name,
+          slug,
+          template: input.string,
+          model: input.model.trim(),
+          ...settingsOf(settingsFrom(input)),
+          version: 1,
+          defaultVersion: null,
+          status: 'active',
+          createdAt: now,
+          lastUpdatedAt: now,
+        });
+        writeVersion(em, prompt, now);
+        await em.flush();
+        return prompt;
       });
-      writeVersion(em, prompt, now);
-      await em.flush();
-      return prompt;
     }),
   );
 }
@@ -133,21 +137,28 @@ export async function updatePrompt(ctx: ServiceContext, idOrSlug: string, input:
       changes.collectionId = collection.id;
     }
     const now = ctx.runtime.clock.now();
-    await em.nativeUpdate(PromptSchema, { id: found.id }, { ...changes, version: raw('version + 1'), lastUpdatedAt: now });
-    const prompt = await em.findOneOrFail(PromptSchema, { id: found.id }, { refresh: true });
-    writeVersion(em, prompt, now);
-    await em.flush();
-    return prompt;
+    // A change is a prompt's latest: its collection's details (and a new collection's) move.
+    return changingDetails(em, [found.collectionId, changes.collectionId], async () => {
+      await em.nativeUpdate(PromptSchema, { id: found.id }, { ...changes, version: raw('version + 1'), lastUpdatedAt: now });
+      const prompt = await em.findOneOrFail(PromptSchema, { id: found.id }, { refresh: true });
+      writeVersion(em, prompt, now);
+      await em.flush();
+      return prompt;
+    });
   });
 }
 
 export async function archivePrompt(ctx: ServiceContext, idOrSlug: string): Promise<Prompt> {
-  const prompt = await findPrompt(ctx.em, ctx.principal, idOrSlug);
-  if (prompt.status === 'archived') return prompt;
-  prompt.status = 'archived';
-  prompt.lastUpdatedAt = ctx.runtime.clock.now();
-  await ctx.em.flush();
-  return prompt;
+  return ctx.em.transactional(async (em) => {
+    const prompt = await findPrompt(em, ctx.principal, idOrSlug);
+    if (prompt.status === 'archived') return prompt;
+    return changingDetails(em, [prompt.collectionId], async () => {
+      prompt.status = 'archived';
+      prompt.lastUpdatedAt = ctx.runtime.clock.now();
+      await em.flush();
+      return prompt;
+    });
+  });
 }
 
 export interface ListPromptsInput extends PageInput {
@@ -199,12 +210,16 @@ export async function defaultVersion(em: EntityManager, prompt: Prompt): Promise
  * changing what the prompt is used at, until another version is made the default.
  */
 export async function makeDefaultPromptVersion(ctx: ServiceContext, idOrSlug: string, input: MakeDefaultPromptInput): Promise<Prompt> {
-  const prompt = await findPrompt(ctx.em, ctx.principal, idOrSlug);
-  requireActive(prompt);
-  const version = await ctx.em.findOne(PromptVersionSchema, { promptId: prompt.id, version: input.version });
-  if (!version) throw new NotFoundError(`Prompt version ${input.version} not found.`, { param: 'version', code: 'prompt_not_found' });
-  prompt.defaultVersion = version.version;
-  prompt.lastUpdatedAt = ctx.runtime.clock.now();
-  await ctx.em.flush();
-  return prompt;
+  return ctx.em.transactional(async (em) => {
+    const prompt = await findPrompt(em, ctx.principal, idOrSlug);
+    requireActive(prompt);
+    const version = await em.findOne(PromptVersionSchema, { promptId: prompt.id, version: input.version });
+    if (!version) throw new NotFoundError(`Prompt version ${input.version} not found.`, { param: 'version', code: 'prompt_not_found' });
+    return changingDetails(em, [prompt.collectionId], async () => {
+      prompt.defaultVersion = version.version;
+      prompt.lastUpdatedAt = ctx.runtime.clock.now();
+      await em.flush();
+      return prompt;
+    });
+  });
 }

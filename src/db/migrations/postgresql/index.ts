@@ -6,6 +6,7 @@ import { Migration0003RunLeases } from './0003_run_leases.js';
 import { Migration0004PromptDefaultVersion } from './0004_prompt_default_version.js';
 import { Migration0005RunEventJsonLogCostDouble } from './0005_run_event_json_log_cost_double.js';
 import { Migration0006PolicyCounts } from './0006_policy_counts.js';
+import { Migration0007CollectionDetails } from './0007_collection_details.js';
 import { Migration0008RunAdmission } from './0008_run_admission.js';
 
 export const postgresMigrations: MigrationObject[] = [
@@ -15,5 +16,6 @@ export const postgresMigrations: MigrationObject[] = [
   { name: '0004_prompt_default_version', class: Migration0004PromptDefaultVersion },
   { name: '0005_run_event_json_log_cost_double', class: Migration0005RunEventJsonLogCostDouble },
   { name: '0006_policy_counts', class: Migration0006PolicyCounts },
+  { name: '0007_collection_details', class: Migration0007CollectionDetails },
   { name: '0008_run_admission', class: Migration0008RunAdmission },
 ];
