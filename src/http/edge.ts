@@ -7,6 +7,7 @@ import { overheadPlugin } from './data-plane.js';
 import { graphqlMediaTypePlugin } from './media-type.js';
 import { opsPlugin } from './ops.js';
 import { requestIdPlugin } from './request-id.js';
+import { releaseContextPlugin } from './request-context.js';
 import { requestMetricsPlugin } from './request-metrics.js';
 import { servedPathsPlugin } from './served-paths.js';
 import { serviceHeadersPlugin } from './service-headers.js';
@@ -16,7 +17,7 @@ import { serviceHeadersPlugin } from './service-headers.js';
  * job per plugin. The order matters: the request id first (it starts the request's clock), the
  * operations endpoints before the 404 for paths nobody serves, the body limit before the media
  * type (each sets Yoga's parser), and on the way out the headers before the metrics and the
- * access line that report the finished response.
+ * access line that report the finished response, and the request's context let go last.
  */
 export function edgePlugins(runtime: Runtime): Plugin[] {
   return [
@@ -30,5 +31,6 @@ export function edgePlugins(runtime: Runtime): Plugin[] {
     overheadPlugin(runtime.metrics),
     requestMetricsPlugin(runtime.metrics),
     accessLogPlugin(runtime.logger),
+    releaseContextPlugin(),
   ];
 }
