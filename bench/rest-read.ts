@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
-import { Worker } from 'node:worker_threads';
 import { print } from 'graphql';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { createHttpServer } from '../src/http/http-server.js';
 import { loadOperations } from '../rest/documents.js';
 import { schema } from '../schema/index.js';
-import { goalLine, inParallel, intEnv, listen, mainThreadCpuMs, processCpuMs, quantile, tempDatabase } from './lib.js';
+import { goalLine, inParallel, intEnv, listen, tempDatabase } from './lib.js';
+import { measureInTurn, type Target } from './load-in-turn.js';
 
 /**
  * `npm run bench` (part): a REST read against the same read over /graphql and against a bare
@@ -46,90 +46,6 @@ async function collectionWith(children: number): Promise<string> {
   return id;
 }
 
-/** The servers' CPU time in ms: the main thread's (Linux), else the whole process's (the client's included). */
-const serverCpuMs = mainThreadCpuMs ?? processCpuMs;
-
-interface Target {
-  url: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: string;
-}
-
-// The load generator: `requests` calls from `concurrency` loops, each latency in ms. Plain
-// JavaScript run as a worker, so it needs no TypeScript loader.
-const CLIENT = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { target, requests, concurrency } = workerData;
-(async () => {
-  const latencies = [];
-  let next = 0;
-  let failure = null;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next++ < requests && !failure) {
-      const t0 = performance.now();
-      const response = await fetch(target.url, { method: target.method, headers: target.headers, body: target.body });
-      await response.arrayBuffer();
-      if (response.status !== 200) failure = 'HTTP ' + response.status;
-      latencies.push(performance.now() - t0);
-    }
-  }));
-  parentPort.postMessage({ latencies, failure });
-})();
-`;
-
-function load(target: Target, requests: number): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(CLIENT, { eval: true, workerData: { target, requests, concurrency: CONCURRENCY } });
-    worker.once('message', ({ latencies, failure }: { latencies: number[]; failure: string | null }) => {
-      void worker.terminate();
-      if (failure) reject(new Error(`${target.method} ${target.url}: ${failure}`));
-      else resolve(latencies);
-    });
-    worker.once('error', reject);
-  });
-}
-
-interface Measured {
-  name: string;
-  target: Target;
-  requests: number;
-  seconds: number;
-  cpuMs: number;
-  latencies: number[];
-}
-
-interface Result {
-  rps: number;
-  p50: number;
-  cpuPerRequest: number;
-}
-
-/**
- * The targets measured in turn, ROUNDS times over (a share of each one's requests per round), so
- * a change in the machine's load meets all of them alike; each after its own warm-up.
- */
-async function measureInTurn(targets: Omit<Measured, 'seconds' | 'cpuMs' | 'latencies'>[]): Promise<Result[]> {
-  const measured: Measured[] = targets.map((t) => ({ ...t, seconds: 0, cpuMs: 0, latencies: [] }));
-  for (const m of measured) await load(m.target, Math.min(200, m.requests));
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const m of measured) {
-      const share = Math.ceil(m.requests / ROUNDS);
-      const cpu0 = serverCpuMs();
-      const t0 = performance.now();
-      m.latencies.push(...(await load(m.target, share)));
-      m.seconds += (performance.now() - t0) / 1000;
-      m.cpuMs += serverCpuMs() - cpu0;
-    }
-  }
-  return measured.map((m) => {
-    m.latencies.sort((a, b) => a - b);
-    const result = { rps: m.latencies.length / m.seconds, p50: quantile(m.latencies, 0.5), cpuPerRequest: m.cpuMs / m.latencies.length };
-    console.log(`${m.name.padEnd(48)} ${result.rps.toFixed(0).padStart(6)} req/s   p50 ${result.p50.toFixed(2)} ms   server CPU ${result.cpuPerRequest.toFixed(3)} ms/request`);
-    return result;
-  });
-}
-
 const small = await collectionWith(20);
 const large = await collectionWith(1000);
 
@@ -160,7 +76,7 @@ const [rest, graphql, plain, wide] = await measureInTurn([
   { name: 'POST /graphql, the same operation', target: graphqlTarget, requests: REQUESTS },
   { name: 'bare node:http, the same bytes', target: { url: bareBase, method: 'GET', headers: {} }, requests: REQUESTS },
   { name: 'REST GET /v1/collections/{id}, 1,000 children', target: restTarget(large), requests: LARGE_REQUESTS },
-]);
+], { rounds: ROUNDS, concurrency: CONCURRENCY });
 
 /** A lower-bound goal (`value` ≥ `goal`) as goalLine's ratio (goal / value: met when ≤ 1). */
 const atLeast = (what: string, value: number, goal: number, unit = '×') => goalLine(what, `${value.toFixed(2)}${unit}`, `≥ ${goal}${unit}`, goal / value);
