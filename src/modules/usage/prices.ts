@@ -90,9 +90,13 @@ function picosPerToken(model: string, dollarsPerMillion: number): bigint {
   return BigInt(Math.round(dollarsPerMillion * MICROS_PER_DOLLAR));
 }
 
-function tokenCount(n: number, field: string): bigint {
+function checkedTokens(n: number, field: string): number {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${field} must be a non-negative integer, got ${String(n)}`);
-  return BigInt(n);
+  return n;
+}
+
+function tokenCount(n: number, field: string): bigint {
+  return BigInt(checkedTokens(n, field));
 }
 
 /** Exact cost in picodollars (1e-12 USD); throws PriceError for an unpriced model. */
@@ -118,7 +122,8 @@ export function costOf(model: string, usage: TokenUsage, overrides?: PriceOverri
  */
 export function usageAmount(type: 'cost' | 'tokens', model: string, usage: TokenUsage, overrides?: PriceOverrides): number {
   if (type === 'cost') return costOf(model, usage, overrides);
-  return Number(tokenCount(usage.prompt_tokens, 'prompt_tokens') + tokenCount(usage.completion_tokens, 'completion_tokens'));
+  // Two safe integers: their float sum rounds as Number(BigInt sum) would, without the BigInts.
+  return checkedTokens(usage.prompt_tokens, 'prompt_tokens') + checkedTokens(usage.completion_tokens, 'completion_tokens');
 }
 
 // Portkey's model routes price in US cents per token; this table counts US dollars per million

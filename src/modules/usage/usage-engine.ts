@@ -741,9 +741,24 @@ export class UsageEngine {
   }
 }
 
-/** What `ensureBucket` writes for the spec now: equal keys need no second upsert. */
+/**
+ * What `ensureBucket` writes for the spec now: equal keys need no second upsert. Joined with NUL
+ * rather than JSON (a reservation's cost): the value key, the only part holding request data, comes
+ * last, and no part before it can hold a NUL (ids, enums, a derived period, numbers) nor be empty,
+ * which the nulls are written as, so two different specs never share a key.
+ */
 function bucketKey(spec: LimitSpec, now: Date): string {
-  return JSON.stringify([spec.ownerType, spec.ownerId, spec.valueKey, spec.type, periodKey(spec.periodicReset, now), spec.periodicReset, spec.creditLimit, spec.alertThreshold, spec.workspaceId]);
+  return [
+    spec.ownerType,
+    spec.ownerId,
+    spec.type,
+    periodKey(spec.periodicReset, now),
+    spec.periodicReset ?? '',
+    spec.creditLimit,
+    spec.alertThreshold ?? '',
+    spec.workspaceId ?? '',
+    spec.valueKey,
+  ].join('\u0000');
 }
 
 function touchedOf(spec: LimitSpec, row: Row): TouchedBucket {

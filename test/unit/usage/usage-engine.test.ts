@@ -18,6 +18,7 @@ import {
   type UsageEngine,
 } from '../../../src/modules/usage/usage-engine.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
+import { onPostgres } from '../../helpers/database.js';
 
 /*
  * The usage engine on a FILE database (WAL, busy timeout), as in production: exact counts under
@@ -145,6 +146,49 @@ describe('exact counting under concurrency', () => {
     const s = spec({ creditLimit: 0 });
     expect(await engine.reserve([s], { tokens: 0, cost: 0 })).toEqual({ ok: false, refusedBy: s, currentUsage: 0, reserved: 0 });
     expect(await engine.check([s])).toEqual({ ok: false, refusedBy: s, currentUsage: 0, reserved: 0 });
+  });
+});
+
+describe('buckets a reservation writes', () => {
+  const stored = async (s: LimitSpec) =>
+    t.app.runtime
+      .fork()
+      .getConnection()
+      .execute<Array<{ credit_limit: unknown; alert_threshold: unknown; workspace_id: unknown }>>(
+        'select credit_limit, alert_threshold, workspace_id from usage_buckets where owner_id = ? and value_key = ?',
+        [s.ownerId, s.valueKey],
+        'all',
+      )
+      .then((rows) => rows.map((row: { credit_limit: unknown; alert_threshold: unknown; workspace_id: unknown }) => ({ limit: Number(row.credit_limit), threshold: row.alert_threshold === null ? null : Number(row.alert_threshold), workspace: row.workspace_id })));
+  const hold = async (s: LimitSpec) => {
+    const result = await engine.reserve([s], { tokens: 1, cost: 0 });
+    if (!result.ok) throw new Error('refused');
+    await engine.release(result.reservation);
+  };
+
+  it('store the spec as it is now: a change of limit, threshold or workspace (to or from none) is written by the next reservation', async () => {
+    const workspace = uuid();
+    const first = spec({ creditLimit: 100 });
+    await hold(first);
+    expect(await stored(first)).toEqual([{ limit: 100, threshold: null, workspace: null }]);
+    const changed = { ...first, creditLimit: 50, alertThreshold: 40, workspaceId: workspace };
+    await hold(changed);
+    expect(await stored(first)).toEqual([{ limit: 50, threshold: 40, workspace }]);
+    const back = { ...changed, alertThreshold: null, workspaceId: null };
+    await hold(back);
+    expect(await stored(first)).toEqual([{ limit: 50, threshold: null, workspace: null }]);
+    await hold({ ...back, alertThreshold: 0 });
+    expect(await stored(first)).toEqual([{ limit: 50, threshold: 0, workspace: null }]);
+  });
+
+  it('keep value keys apart whatever characters they hold', async () => {
+    const plain = spec({ valueKey: 'metadata.user:a' });
+    // The bucket key's separator, NUL, inside a value key (PostgreSQL refuses NUL in text: there, another).
+    const odd = { ...plain, valueKey: onPostgres ? 'metadata.user:a|tokens' : 'metadata.user:a\u0000tokens' };
+    await hold(plain);
+    await hold(odd);
+    expect(await stored(plain)).toHaveLength(1);
+    expect(await stored(odd)).toHaveLength(1);
   });
 });
 
