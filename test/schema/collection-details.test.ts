@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { executeSql } from '../../src/db/sql.js';
+import type { AbstractSqlDriver } from '@mikro-orm/knex';
+import { Migration0007CollectionDetails as PostgresMigration } from '../../src/db/migrations/postgresql/0007_collection_details.js';
+import { Migration0007CollectionDetails as SqliteMigration } from '../../src/db/migrations/sqlite/0007_collection_details.js';
+import { dialectOf, executeSql } from '../../src/db/sql.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -141,4 +144,21 @@ it('children created at once under one parent are all counted', async () => {
   );
   await expectStoredLive('concurrent creations');
   expect(await details(parent)).toMatchObject({ childCollectionsCount: 12, promptsCount: 6 });
+});
+
+it('migration 0007 fills the details of collections written before it from live data', async () => {
+  const em = t.app.runtime.fork();
+  // As before 0007: every collection at the columns' defaults, whatever it holds.
+  await executeSql(em, 'update collections set child_collections_count = 0, child_collections_last_updated_at = null, prompts_count = 0, prompts_last_updated_at = null', [], 'run');
+  const { stored, live } = await storedAndLive();
+  expect(stored).not.toEqual(live);
+
+  const Migration = dialectOf(em) === 'postgresql' ? PostgresMigration : SqliteMigration;
+  const migration = new Migration(em.getDriver() as AbstractSqlDriver, em.config);
+  await migration.up();
+  // Its last statement fills them (the ones before add the columns, which exist here).
+  const fill = migration.getQueries().at(-1) as string;
+  expect(fill).toMatch(/^update/);
+  await executeSql(em, fill, [], 'run');
+  await expectStoredLive('the backfill');
 });
