@@ -4,6 +4,7 @@
  * when every stream has ended sends back, for each event frame received, its sequence and the
  * time it arrived (performance.timeOrigin + now(), comparable across threads).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { parentPort } from 'node:worker_threads';
 
@@ -22,7 +23,12 @@ export interface OpenMessage {
 export interface ClientsReport {
   sequences: Int32Array;
   times: Float64Array;
+  /** This worker thread's CPU in ms (schedstat) from `connected` to the last stream's end; null off Linux. */
+  cpu: number | null;
 }
+
+/** This thread's CPU time so far in ms (Linux), or null. */
+const threadCpuMs = existsSync('/proc/thread-self/schedstat') ? () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6 : () => null;
 
 const port = parentPort!;
 const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
@@ -79,7 +85,10 @@ port.on('message', async (open: OpenMessage) => {
     await Promise.all(batch.map((f) => f.connected));
   }
   port.postMessage('connected');
+  const cpuBefore = threadCpuMs();
   await Promise.all(followers.map((f) => f.done));
-  const report: ClientsReport = { sequences: Int32Array.from(sequences), times: Float64Array.from(times) };
+  const cpuAfter = threadCpuMs();
+  const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+  const report: ClientsReport = { sequences: Int32Array.from(sequences), times: Float64Array.from(times), cpu };
   port.postMessage(report);
 });

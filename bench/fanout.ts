@@ -1,4 +1,7 @@
 import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
@@ -34,9 +37,15 @@ import { goalLine as line, intEnv, mainThreadCpuMs, quantile, tempDatabase } fro
  *   every client connected to the held run, minus the same before; divided by the number of
  *   streams (the clients' memory is the worker's, not counted).
  *
- * Environment: BENCH_FANOUT_SUBSCRIBERS (1000), BENCH_FANOUT_DELTA_MS (10).
+ * Environment: BENCH_FANOUT_SUBSCRIBERS (1000), BENCH_FANOUT_DELTA_MS (10), BENCH_FANOUT_ONLY
+ * (`rest` or `graphql`: that transport alone), BENCH_FANOUT_PROFILE=<dir> (a CPU profile of the
+ * server thread from each run's release to its last client's end, written there as
+ * fanout-<transport>.cpuprofile).
  */
 const SUBSCRIBERS = intEnv('BENCH_FANOUT_SUBSCRIBERS', 1000);
+const ONLY = process.env.BENCH_FANOUT_ONLY ?? '';
+if (!['', 'rest', 'graphql'].includes(ONLY)) throw new Error(`BENCH_FANOUT_ONLY must be rest or graphql, got '${ONLY}'.`);
+const PROFILE = process.env.BENCH_FANOUT_PROFILE;
 const DELTA_MS = intEnv('BENCH_FANOUT_DELTA_MS', 10);
 const KEY = 'bench-bootstrap-key-0123456789';
 const BETA = { 'OpenAI-Beta': 'assistants=v2' };
@@ -99,8 +108,23 @@ async function json(method: string, path: string, body?: unknown) {
 /** What `open` tells the clients to follow for one held run. */
 type Streams = (threadId: string, runId: string) => Omit<OpenMessage, 'count'>;
 
+/** The server thread's CPU profile from `start()` to the returned `stop()` (when BENCH_FANOUT_PROFILE is set). */
+async function profiler(name: string): Promise<() => Promise<void>> {
+  if (!PROFILE) return async () => {};
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    session.disconnect();
+    mkdirSync(PROFILE, { recursive: true });
+    writeFileSync(join(PROFILE, `fanout-${name}.cpuprofile`), JSON.stringify(profile));
+  };
+}
+
 /** One held run followed by SUBSCRIBERS clients: delivery delays and memory per idle stream. */
-async function measure(streams: Streams) {
+async function measure(name: string, streams: Streams) {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   modelRegistry(app.runtime).set('local', () => new HeldModel(gate));
@@ -116,10 +140,13 @@ async function measure(streams: Streams) {
   // Let the replays of the (few) events logged so far settle, then weigh the idle streams.
   await new Promise((resolve) => setTimeout(resolve, 500));
   const perStream = (memory() - before) / SUBSCRIBERS;
+  const stopProfile = await profiler(name);
   const cpuBefore = mainThreadCpuMs?.() ?? null;
   release();
-  const [{ sequences, times }] = (await Promise.race([once(clients, 'message'), clientsFailed])) as [ClientsReport];
+  const released = performance.now();
+  const [{ sequences, times, cpu: clientCpu }] = (await Promise.race([once(clients, 'message'), clientsFailed])) as [ClientsReport];
   const cpuAfter = mainThreadCpuMs?.() ?? null;
+  await stopProfile();
   const delays: number[] = [];
   for (let i = 0; i < sequences.length; i++) {
     const at = published.get(sequences[i]);
@@ -127,7 +154,8 @@ async function measure(streams: Streams) {
   }
   delays.sort((a, b) => a - b);
   const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
-  return { events: published.size, delivered: delays.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), perStream, cpu };
+  const wall = performance.now() - released;
+  return { events: published.size, delivered: delays.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), perStream, cpu, clientCpu, wall };
 }
 
 const report = (name: string, r: Awaited<ReturnType<typeof measure>>) => {
@@ -136,30 +164,36 @@ const report = (name: string, r: Awaited<ReturnType<typeof measure>>) => {
   line('  delivery p99', `${r.p99.toFixed(1)} ms`, '≤ 100 ms', r.p99 / 100);
   // The server thread's own CPU (schedstat), from the run's release to the last client's end:
   // unlike delivery times, it does not count the time other processes held the cores.
-  if (r.cpu !== null) console.log(`  server thread CPU per event delivered to one client    ${((r.cpu * 1000) / r.delivered).toFixed(1)} µs (${r.cpu.toFixed(0)} ms in all)`);
+  if (r.cpu !== null) console.log(`  server thread CPU per event delivered to one client    ${((r.cpu * 1000) / r.delivered).toFixed(1)} µs (${r.cpu.toFixed(0)} ms in all, over ${r.wall.toFixed(0)} ms)`);
+  // The clients share the 2 cores: their CPU is what the server could not use.
+  if (r.clientCpu !== null) console.log(`  client worker CPU per event received                  ${((r.clientCpu * 1000) / r.delivered).toFixed(1)} µs (${r.clientCpu.toFixed(0)} ms in all)`);
   line('  memory per idle stream (server)', `${(r.perStream / 1024).toFixed(1)} KB`, '≤ 64 KB', r.perStream / 1024 / 64);
 };
 
 try {
   console.log('Fan-out: one run followed by many clients over HTTP on 127.0.0.1, SQLite file (WAL)');
-  const rest = await measure((threadId, runId) => ({
-    url: `${base}/v1/threads/${threadId}/runs/${runId}/events`,
-    method: 'GET',
-    headers: HEADERS,
-    sequenceOf: '^id: (\\d+)$',
-    end: '^data: \\[DONE\\]$',
-  }));
-  report('REST /events', rest);
-  const query = 'subscription($t: String!, $r: String!) { runEvents(threadId: $t, runId: $r) { sequence event data } }';
-  const graphql = await measure((threadId, runId) => ({
-    url: `${base}/graphql/stream`,
-    method: 'POST',
-    headers: HEADERS,
-    body: JSON.stringify({ query, variables: { t: threadId, r: runId } }),
-    sequenceOf: '"sequence":(\\d+)',
-    end: '^event: complete$',
-  }));
-  report('GraphQL runEvents (graphql-sse)', graphql);
+  if (ONLY !== 'graphql') {
+    const rest = await measure('rest', (threadId, runId) => ({
+      url: `${base}/v1/threads/${threadId}/runs/${runId}/events`,
+      method: 'GET',
+      headers: HEADERS,
+      sequenceOf: '^id: (\\d+)$',
+      end: '^data: \\[DONE\\]$',
+    }));
+    report('REST /events', rest);
+  }
+  if (ONLY !== 'rest') {
+    const query = 'subscription($t: String!, $r: String!) { runEvents(threadId: $t, runId: $r) { sequence event data } }';
+    const graphql = await measure('graphql', (threadId, runId) => ({
+      url: `${base}/graphql/stream`,
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ query, variables: { t: threadId, r: runId } }),
+      sequenceOf: '"sequence":(\\d+)',
+      end: '^event: complete$',
+    }));
+    report('GraphQL runEvents (graphql-sse)', graphql);
+  }
 } finally {
   await clients.terminate();
   server.closeAllConnections();

@@ -5,10 +5,12 @@ import {
   Kind,
   visit,
   type ASTNode,
+  type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { setBounded } from '../src/lib/bounded-map.js';
 import { isAsyncIterable, isFeed, mapFeed, type Feed } from '../src/lib/feed.js';
 
 /**
@@ -70,8 +72,18 @@ export function sharedSubscriptionPlugin(): Plugin {
   };
 }
 
+/** The last shared result handed out: a payload's subscribers take it one after another. */
+let last: { payload: object; key: string; result: ExecutionResult } | undefined;
+
 function sharedResult(args: ExecutionArgs, key: string, payload: unknown): ExecutionResult {
   if (typeof payload !== 'object' || payload === null) return executeSync(args, payload);
+  if (last?.payload === payload && last.key === key) return last.result;
+  const result = resultOf(args, key, payload);
+  if (!result.errors?.length) last = { payload, key, result };
+  return result;
+}
+
+function resultOf(args: ExecutionArgs, key: string, payload: object): ExecutionResult {
   let byKey = results.get(payload);
   const known = byKey?.get(key);
   if (known) return known;
@@ -113,8 +125,32 @@ function selectionKey(args: ExecutionArgs): string {
   }
   for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) collect(definition);
   const used = [...names].sort().map((name) => [name, variableValues?.[name] ?? null]);
-  const text = document.loc?.source.body ?? JSON.stringify(document);
-  return JSON.stringify([text, operationName ?? null, used]);
+  return JSON.stringify([documentId(document), operationName ?? null, used]);
+}
+
+/**
+ * A number standing for a document in selection keys: one per source text (documents parsed
+ * from the same text share it), else one per document object (a REST operation's, built once).
+ * The key is compared for each payload of each subscriber: with the text in it (a REST
+ * operation's was its whole AST as JSON, kilobytes) the comparison cost more than the rest of
+ * the delivery. A text forgotten past TEXT_IDS gets a new number: its subscribers share less.
+ */
+const documentIds = new WeakMap<DocumentNode, number>();
+const textIds = new Map<string, number>();
+const TEXT_IDS = 1000;
+let documentCount = 0;
+
+function documentId(document: DocumentNode): number {
+  let id = documentIds.get(document);
+  if (id !== undefined) return id;
+  const text = document.loc?.source.body;
+  id = text === undefined ? undefined : textIds.get(text);
+  if (id === undefined) {
+    id = ++documentCount;
+    if (text !== undefined) setBounded(textIds, text, id, TEXT_IDS);
+  }
+  documentIds.set(document, id);
+  return id;
 }
 
 /** graphql-js's mapping of source events to results; `return()` reaches the source at once. */

@@ -1,4 +1,6 @@
 import { Buffer } from 'node:buffer';
+import { ServerResponse as NodeResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import { ReadableStream as ServerReadableStream, Response as ServerResponse } from '@whatwg-node/fetch';
 import { feedOf, type Feed, type FeedSink } from '../lib/feed.js';
@@ -34,13 +36,19 @@ export interface EventStreamOptions<T> {
 
 /**
  * `encode` as bytes, computed once per item object however many streams carry it (an event or a
- * result shared by many streams is serialised and encoded once); items are held weakly.
+ * result shared by many streams is serialised and encoded once); items are held weakly, but
+ * for the last one asked for: the streams of one source ask for the same item one after another.
  */
 export function sharedFrames<T extends object>(encode: (item: T) => string): (item: T) => Buffer {
   const frames = new WeakMap<T, Buffer>();
+  let lastItem: T | undefined;
+  let lastFrame: Buffer | undefined;
   return (item) => {
+    if (item === lastItem) return lastFrame!;
     let frame = frames.get(item);
     if (!frame) frames.set(item, (frame = Buffer.from(encode(item))));
+    lastItem = item;
+    lastFrame = frame;
     return frame;
   };
 }
@@ -87,15 +95,19 @@ class BodyStream extends (ServerReadableStream as unknown as new (readable: Read
 
 /**
  * Streams piped to a socket with frames waiting for the next flush. Writing to a socket costs a
- * system call per write whatever its size, and with 1,000 clients on one run those calls are most
- * of the server's work: frames pushed between two flushes go out as one write per client. A flush
- * comes in the next turn of the event loop, but never sooner after the last one than that one
- * took (at most MAX_FLUSH_WAIT_MS), so that writing takes at most about half of the thread: when
- * writing to every client takes longer than the time between events, each write carries several
- * events instead of the writes falling behind. With few clients a flush takes microseconds and
- * frames leave in the next turn.
+ * system call per write whatever its size (on 127.0.0.1 the kernel delivers the bytes to the
+ * reader inside that call), and with 1,000 clients on one run those calls are most of the
+ * server's work: frames pushed between two flushes go out as one write per client. A flush comes
+ * in the next turn of the event loop, but never sooner after the last one than FLUSH_SPACING
+ * times what that one took (at most MAX_FLUSH_WAIT_MS), so that writing takes at most about a
+ * quarter of the thread: when writing to every client takes longer than the time between
+ * events, each write carries several events instead of the writes falling behind (1,000 clients
+ * of a run streaming a delta every 10 ms: ~3 events a write, p50 a little higher, a third of the
+ * system calls). With few clients a flush takes microseconds and frames leave in the next turn.
  */
 const waiting: EventStreamBody<unknown>[] = [];
+/** The wait after a flush, as a multiple of the time it took. */
+const FLUSH_SPACING = 3;
 /** A flush slowed by something else (a GC pause, a busy machine) delays the next one at most this much. */
 const MAX_FLUSH_WAIT_MS = 25;
 let flushScheduled = false;
@@ -113,31 +125,114 @@ function scheduleFlush(body: EventStreamBody<unknown>): void {
 function flushWaiting(): void {
   flushScheduled = false;
   const started = performance.now();
+  // Each write reaches its socket within the call (see Wire), so the time taken is the writes'.
   for (const body of waiting.splice(0)) body.flush();
-  // The writes reach the sockets when Node uncorks them, in process.nextTick callbacks queued by
-  // the writes above: this one runs after them.
-  process.nextTick(() => {
-    const now = performance.now();
-    nextFlushAt = now + Math.min(now - started, MAX_FLUSH_WAIT_MS);
-  });
+  const now = performance.now();
+  nextFlushAt = now + Math.min((now - started) * FLUSH_SPACING, MAX_FLUSH_WAIT_MS);
+}
+
+/** Where a piped stream's frames go. */
+interface Wire {
+  /** Writes one flush's frames; false when the destination is full (wait for `drainer`'s `drain`). */
+  write(frames: Buffer[]): boolean;
+  /** Emits `drain` once a full destination has room again. */
+  readonly drainer: NodeJS.EventEmitter;
+  /** Ends the response after what was written. */
+  end(): void;
 }
 
 /**
+ * The response's own socket, when the destination is a node:http response alone on it: the
+ * frames are written to the socket as one HTTP chunk (`size CRLF bytes CRLF`), one call and one
+ * system call per flush. Written through the response instead, each write is four writes to
+ * the corked socket and an uncork in a later tick, several times the cost of the system call.
+ * The headers are sent first; the response ends (its last chunk) as any response does.
+ */
+function socketWire(destination: NodeJS.WritableStream): Wire | null {
+  if (!(destination instanceof NodeResponse)) return null;
+  // node:http's own fields: whether the response may have a body, whether its head has left
+  // (`headersSent` is true as soon as it is written down), and what it holds for its socket.
+  const response = destination as NodeResponse & { _hasBody?: boolean; _headerSent?: boolean; outputData?: unknown[] };
+  if (response._hasBody !== true || response.writableEnded) return null;
+  if (response._headerSent !== true) response.flushHeaders();
+  const socket = response.socket as (Socket & { _httpMessage?: unknown }) | null;
+  // Anything the response still holds (a socket not yet its own) would come after direct writes.
+  if (!socket || socket._httpMessage !== response || !socket.writable || response._headerSent !== true || response.outputData?.length !== 0) return null;
+  const chunked = response.chunkedEncoding;
+  return {
+    write: (frames) => socket.write(chunked ? httpChunk(frames) : joined(frames)),
+    drainer: socket,
+    end: () => response.end(),
+  };
+}
+
+/** Any other destination (an HTTP/2 response, a test's Writable): one `write` per flush. */
+function writableWire(destination: NodeJS.WritableStream): Wire {
+  return { write: (frames) => destination.write(joined(frames)), drainer: destination, end: () => destination.end() };
+}
+
+/** One frame as an HTTP chunk, built once per frame (a shared event's frame is shared). */
+const chunks = new WeakMap<Buffer, Buffer>();
+/** The last multi-frame chunk built: clients following one source flush the same frames. */
+let lastFrames: Buffer[] = [];
+let lastChunk: Buffer | undefined;
+
+function httpChunk(frames: Buffer[]): Buffer {
+  if (frames.length === 1) {
+    const frame = frames[0];
+    let chunk = chunks.get(frame);
+    if (!chunk) chunks.set(frame, (chunk = chunkOf(frames)));
+    return chunk;
+  }
+  if (lastChunk && sameFrames(frames, lastFrames)) return lastChunk;
+  lastFrames = frames;
+  return (lastChunk = chunkOf(frames));
+}
+
+function chunkOf(frames: Buffer[]): Buffer {
+  let size = 0;
+  for (const frame of frames) size += frame.length;
+  const head = `${size.toString(16)}\r\n`;
+  const chunk = Buffer.allocUnsafe(head.length + size + 2);
+  let at = chunk.write(head, 0, 'latin1');
+  for (const frame of frames) at += frame.copy(chunk, at);
+  chunk.write('\r\n', at, 'latin1');
+  return chunk;
+}
+
+function sameFrames(a: Buffer[], b: Buffer[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const joined = (frames: Buffer[]): Buffer => (frames.length === 1 ? frames[0] : Buffer.concat(frames));
+
+/**
  * The Readable behind eventStreamResponse, in object mode (one frame per chunk, so that its
- * high-water mark counts frames). `push` answering false is the "full" its source hears; `_read`
- * (the client took frames) lets the source push again; `_destroy` (the socket closed, or an
- * in-process reader cancelled) stops it. Piped (to a socket), its frames wait for the next flush
- * (see `waiting`) and go out merged; while the socket is full they wait for its drain, and past
- * STREAM_HIGH_WATER of them the source hears "full".
+ * high-water mark counts frames). Read in-process (a test's app.fetch), each frame is pushed
+ * at once: `push` answering false is the "full" its source hears, and `_read` (the reader took
+ * frames) lets the source push again. Piped (the server sends the body to its socket), frames
+ * bypass the Readable: they wait for the next flush (see `waiting`) and go out merged in one
+ * write (see Wire); while the destination is full they wait for its drain, and past
+ * STREAM_HIGH_WATER of them the source hears "full" until they are written. `_destroy` (the
+ * socket closed, or an in-process reader cancelled) stops the source.
  */
 class EventStreamBody<T> extends Readable {
   private released = false;
   private keepAlive: ReturnType<typeof setInterval> | undefined;
   private unlisten = () => {};
-  private piped = false;
+  /** Where flushed frames go, once piped. */
+  private wire: Wire | undefined;
   /** Frames for the next flush (piped streams only). */
   private pending: Buffer[] = [];
   private queued = false;
+  /** Waiting for the destination's drain. */
+  private blocked = false;
+  /** The source heard "full" and waits for `resume()`. */
+  private full = false;
+  /** The source has ended: the response ends once the pending frames are written. */
+  private ending = false;
 
   constructor(
     private readonly feed: Feed<T>,
@@ -174,11 +269,14 @@ class EventStreamBody<T> extends Readable {
     feed.start(sink);
   }
 
-  override pipe<W extends NodeJS.WritableStream>(destination: W, options?: { end?: boolean }): W {
-    this.piped = true;
-    // The pipe pauses this stream while the socket is full, and resumes it once drained.
-    this.on('resume', () => this.flush());
-    return super.pipe(destination, options);
+  override pipe<W extends NodeJS.WritableStream>(destination: W): W {
+    const wire = socketWire(destination) ?? writableWire(destination);
+    this.wire = wire;
+    // What was pushed before (the opening comment, or frames of a source that ended) goes first.
+    for (let frame: Buffer | null; (frame = this.read() as Buffer | null) !== null; ) this.pending.push(frame);
+    if (this.released) this.ending = true;
+    if (this.pending.length > 0 || this.ending) this.schedule();
+    return destination;
   }
 
   override _read(): void {
@@ -196,28 +294,48 @@ class EventStreamBody<T> extends Readable {
     callback(error);
   }
 
-  /** Pushes the waiting frames as one chunk, unless the socket is full (then they wait for its drain). */
+  /** Writes the waiting frames as one write, unless the destination is full (then they wait for its drain). */
   flush(): void {
     this.queued = false;
-    if (this.destroyed || this.isPaused() || this.pending.length === 0) return;
-    this.pushPending();
+    const wire = this.wire!;
+    if (this.destroyed || this.blocked) return;
+    if (this.pending.length > 0) {
+      const frames = this.pending;
+      this.pending = [];
+      if (!wire.write(frames)) {
+        this.blocked = true;
+        wire.drainer.once('drain', () => {
+          this.blocked = false;
+          this.flush();
+        });
+      }
+    }
+    if (this.ending) {
+      if (this.blocked) return;
+      this.ending = false;
+      wire.end();
+      return;
+    }
+    if (this.full && !this.blocked && !this.released) {
+      this.full = false;
+      this.feed.resume();
+    }
+  }
+
+  private schedule(): void {
+    if (this.queued) return;
+    this.queued = true;
+    scheduleFlush(this as EventStreamBody<unknown>);
   }
 
   /** One frame: pushed at once to an in-process reader, kept for the next flush when piped. */
   private put(frame: Buffer): boolean {
-    if (!this.piped) return this.push(frame);
+    if (!this.wire) return this.push(frame);
     this.pending.push(frame);
-    if (!this.queued) {
-      this.queued = true;
-      scheduleFlush(this as EventStreamBody<unknown>);
-    }
-    return this.pending.length < STREAM_HIGH_WATER;
-  }
-
-  private pushPending(): void {
-    const frames = this.pending;
-    this.pending = [];
-    this.push(frames.length === 1 ? frames[0] : Buffer.concat(frames));
+    this.schedule();
+    if (this.pending.length < STREAM_HIGH_WATER) return true;
+    this.full = true;
+    return false;
   }
 
   /** Shutdown, or the client's signal: the source stops, the stream ends after what it holds. */
@@ -229,7 +347,8 @@ class EventStreamBody<T> extends Readable {
   /** Writes the last frame (the end, or the failure) and ends the stream. */
   private finish(last: string): void {
     if (this.released) return;
-    this.pending.push(Buffer.from(last));
+    if (this.wire) this.pending.push(Buffer.from(last));
+    else this.push(Buffer.from(last));
     this.release(true);
   }
 
@@ -240,7 +359,8 @@ class EventStreamBody<T> extends Readable {
     clearInterval(this.keepAlive);
     this.unlisten();
     if (!end) return;
-    if (this.pending.length > 0) this.pushPending();
-    this.push(null);
+    if (!this.wire) return void this.push(null);
+    this.ending = true;
+    this.schedule();
   }
 }

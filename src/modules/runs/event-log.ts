@@ -5,6 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/core';
 import { boundSql } from '../../db/sql.js';
+import { setBounded } from '../../lib/bounded-map.js';
 import type { Runtime } from '../../runtime.js';
 import { RunEventSchema } from './run-event.entity.js';
 import { isRunStatus, isTerminal, type RunStatus } from './run-state.js';
@@ -102,10 +103,21 @@ export async function readEvents(em: EntityManager, runId: string, after: number
 
 const RUN_STATUS_EVENT = /^thread\.run\.([a-z_]+)$/;
 
+/**
+ * Statuses by event name. Every follower of a run asks about each event it delivers (1,000
+ * followers: 1,000 times per event), and the names are the few the executor writes.
+ */
+const statusByEvent = new Map<string, RunStatus | null>();
+
 /** The run status an event announces (`thread.run.completed` → completed), if it is a run event. */
 export function statusOfEvent(event: string): RunStatus | null {
-  const m = RUN_STATUS_EVENT.exec(event);
-  return m && isRunStatus(m[1]) ? m[1] : null;
+  let status = statusByEvent.get(event);
+  if (status === undefined) {
+    const m = RUN_STATUS_EVENT.exec(event);
+    status = m && isRunStatus(m[1]) ? m[1] : null;
+    setBounded(statusByEvent, event, status, 64);
+  }
+  return status;
 }
 
 /** A terminal run event: every stream of the run ends after it. */

@@ -1,10 +1,11 @@
 /**
  * schema/shared-subscription.ts: subscribers of a `sharedResults` source with the same selection
  * get one execution per payload, the same result object each (whatever the root field's own
- * arguments); another selection is executed for itself; a source that is not marked shared is
+ * arguments), whether they parsed the same text or share a document built without one;
+ * another selection is executed for itself; a source that is not marked shared is
  * executed per subscriber, as graphql-js does.
  */
-import { GraphQLInt, GraphQLObjectType, GraphQLSchema, parse, type ExecutionResult } from 'graphql';
+import { GraphQLInt, GraphQLObjectType, GraphQLSchema, Kind, parse, type DocumentNode, type ExecutionResult } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { sharedResults, subscribeShared } from '../../../schema/shared-subscription.js';
 import { iterateFeed, type Feed, type FeedSink } from '../../../src/lib/feed.js';
@@ -70,6 +71,25 @@ describe('subscribeShared', () => {
     expect(other.map((r) => r.data)).toEqual([{ events: { n: 7, double: 14 } }, { events: { n: 8, double: 16 } }]);
     // Two selections, two payloads.
     expect(counts.resolved).toBe(4);
+  });
+
+  it('a document without source text (a REST operation, built from parsed definitions) is shared by its subscribers', async () => {
+    const pub = publisher();
+    const { schema, counts } = schemaWith(() => sharedResults(pub.feed()));
+    const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: parse('subscription { events { n } }').definitions };
+    const subscribe = async () => {
+      const received: ExecutionResult[] = [];
+      const results = (await subscribeShared({ schema, document, contextValue: {} })) as Feed<ExecutionResult>;
+      results.start({ push: (r) => (received.push(r), true), end: () => {}, fail: (e) => { throw e; } });
+      return received;
+    };
+    const [a, b] = [await subscribe(), await subscribe()];
+    const other = await follow(schema, 'subscription { events { double } }');
+    pub.publish({ n: 3 });
+    expect(a).toEqual([{ data: { events: { n: 3 } } }]);
+    expect(b[0]).toBe(a[0]);
+    expect(other).toEqual([{ data: { events: { double: 6 } } }]);
+    expect(counts.resolved).toBe(1);
   });
 
   it('a source that is not marked shared is executed per subscriber', async () => {

@@ -1,0 +1,136 @@
+/**
+ * src/http/event-stream.ts piped to a node:http response, as @whatwg-node/server sends it (head
+ * written, then the body piped): the frames are written to the response's socket directly, one
+ * HTTP chunk per flush. Read here as raw bytes: the head comes first, frames pushed in one turn
+ * are one chunk, the response ends with the last chunk and the socket then serves the next
+ * request; an HTTP/1.0 client gets the bytes unframed; a client that stops reading fills its socket,
+ * then its source hears "full" (the bound on what waits here is event-stream-piped.test.ts's), and
+ * is resumed once the client reads.
+ */
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SseEvent } from '../../../rest/route.js';
+import { sseResponse } from '../../../rest/sse.js';
+import { iterateFeed, type Feed, type FeedSink } from '../../../src/lib/feed.js';
+
+const frame = (id: number, data = '{}') => `event: e\nid: ${id}\ndata: ${data}\n\n`;
+const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+const DONE = 'event: done\ndata: [DONE]\n\n';
+
+/** A feed the test pushes into, counting resumes. */
+function feed() {
+  const state = { sink: null as FeedSink<SseEvent> | null, resumed: 0 };
+  const source: Feed<SseEvent> = {
+    start: (sink) => (state.sink = sink),
+    resume: () => state.resumed++,
+    stop: () => {},
+    [Symbol.asyncIterator]: () => iterateFeed(source),
+  };
+  return { source, state, push: (id: number, data?: string) => state.sink!.push({ event: 'e', id, data: data ?? '{}' }) };
+}
+
+const options = { keepAliveMs: 60_000, signal: new AbortController().signal, describeError: () => ({ error: { message: 'x' } }) };
+
+let server: Server | undefined;
+afterEach(async () => {
+  server?.closeAllConnections();
+  if (server) await new Promise((resolve) => server!.close(resolve));
+  server = undefined;
+});
+
+/** A server answering `/stream` with the stream of `source` and anything else with `ok`; its port. */
+async function serve(source: Feed<SseEvent>): Promise<number> {
+  server = createServer((req, res) => {
+    if (req.url !== '/stream') return void res.end('ok');
+    const response = sseResponse(source, options);
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    (response.body as unknown as Readable).pipe(res);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
+}
+
+/** A raw client: everything it has read so far, as text. */
+function client(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  const received = { text: '' };
+  socket.setEncoding('latin1');
+  socket.on('data', (data: string) => (received.text += data));
+  return { socket, received };
+}
+
+/** A stream served to a raw client that sent `requestHead`, once its head has arrived. */
+async function opened(requestHead: string) {
+  const stream = feed();
+  const { socket, received } = client(await serve(stream.source));
+  socket.write(requestHead);
+  await until(() => stream.state.sink !== null && received.text.includes('\r\n\r\n'));
+  return { ...stream, socket, received };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
+
+const bodyOf = (text: string) => text.slice(text.indexOf('\r\n\r\n') + 4);
+
+describe('an event stream piped to a node:http response', () => {
+  it('writes its frames to the socket as HTTP chunks, one per flush, after the head; the socket then serves the next request', async () => {
+    const { state, push, socket, received } = await opened('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n');
+    expect(received.text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(received.text).toMatch(/\r\ntransfer-encoding: chunked\r\n/i);
+    expect(bodyOf(received.text)).toBe('');
+    push(1);
+    push(2);
+    push(3);
+    await until(() => bodyOf(received.text).length > 0);
+    expect(bodyOf(received.text)).toBe(chunk(frame(1) + frame(2) + frame(3)));
+    push(4);
+    state.sink!.end();
+    await until(() => received.text.endsWith('0\r\n\r\n'));
+    expect(bodyOf(received.text)).toBe(chunk(frame(1) + frame(2) + frame(3)) + chunk(frame(4) + DONE) + '0\r\n\r\n');
+    // The response ended as node:http ends any: the connection is kept for the next request.
+    received.text = '';
+    socket.write('GET /other HTTP/1.1\r\nhost: x\r\n\r\n');
+    await until(() => received.text.endsWith('ok'));
+    expect(received.text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    socket.destroy();
+  });
+
+  it('an HTTP/1.0 client gets the frames unframed, and the connection closes at the end', async () => {
+    const { state, push, socket, received } = await opened('GET /stream HTTP/1.0\r\n\r\n');
+    push(1);
+    push(2);
+    state.sink!.end();
+    await once(socket, 'end');
+    expect(received.text).not.toMatch(/transfer-encoding/i);
+    expect(bodyOf(received.text)).toBe(frame(1) + frame(2) + DONE);
+  });
+
+  it('a client that stops reading: once its socket is full its source hears "full", and is resumed once the client reads; nothing is lost', async () => {
+    const { state, push, socket, received } = await opened('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n');
+    socket.pause();
+    const big = 'x'.repeat(256 * 1024);
+    // Pushed a flush at a time until the socket (and the kernel's buffers) are full.
+    let id = 0;
+    let answer = true;
+    while (answer && id < 2000) {
+      answer = push(++id, big);
+      if (id % 4 === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(answer).toBe(false);
+    const resumed = state.resumed;
+    socket.resume();
+    await until(() => state.resumed > resumed);
+    state.sink!.end();
+    await until(() => received.text.endsWith('0\r\n\r\n'));
+    const ids = [...bodyOf(received.text).matchAll(/\nid: (\d+)\n/g)].map((match) => Number(match[1]));
+    expect(ids).toEqual(Array.from({ length: id }, (_, i) => i + 1));
+    socket.destroy();
+  });
+});
