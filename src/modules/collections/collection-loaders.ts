@@ -147,7 +147,9 @@ interface ChildrenRow {
  * thousands of children that are only read. One statement answers one row per parent, its
  * children a JSON array of arrays: building a row object per child (better-sqlite3) cost twice
  * the statement plus one `JSON.parse`, and the parent's organisation, workspace and id, equal for
- * all its children (trees never cross a workspace), are read once instead of once per child. The
+ * all its children (trees never cross a workspace), are read once, from the parent, instead of
+ * once per child (grouped by the parent alone, SQLite walks the parent_id index without sorting
+ * the rows for the grouping: 2.15 -> 1.84 ms CPU for 1,000 children). The
  * details are the children's stored columns (collection-details.ts): four lookups per child cost
  * more than the child itself, and loaded through a dataloader a promise chain per child.
  */
@@ -156,11 +158,13 @@ export async function childCollectionsOf(em: EntityManager, parentIds: readonly 
   const rows = await findIn(parentIds, (chunk) =>
     rawAll<ChildrenRow>(
       em,
-      `select c.parent_id, c.organisation_id, c.workspace_id,
+      `select c.parent_id,
+         (select p.organisation_id from collections p where p.id = c.parent_id) as organisation_id,
+         (select p.workspace_id from collections p where p.id = c.parent_id) as workspace_id,
          ${json.agg}(${json.array}(c.id, c.name, c.slug, c.is_default, c.created_at, c.last_updated_at, ${DETAILS_COLUMNS})
            order by lower(c.name) asc, c.name asc, c.id asc) as children
        from collections c where c.parent_id in (${placeholders(chunk.length)}) and c.status = 'active'
-       group by c.parent_id, c.organisation_id, c.workspace_id`,
+       group by c.parent_id`,
       chunk,
     ),
   );
