@@ -264,6 +264,48 @@ describe('openai chat adapter: failures', () => {
     expect(error.message).toBe('The model provider sent a malformed stream (a chunk is not JSON).');
   });
 
+  it('a chunk whose read fields have the wrong type is a malformed stream', async () => {
+    const misshapen = [
+      [],
+      { choices: 'hi' },
+      { choices: [null] },
+      { choices: [{ delta: { content: 42 } }] },
+      { choices: [{ delta: [] }] },
+      { choices: [{ delta: { tool_calls: [{ index: -1 }] } }] },
+      { choices: [{ delta: { tool_calls: [{ index: 0.5 }] } }] },
+      { choices: [{ delta: { tool_calls: [{ function: { name: 7 } }] } }] },
+      { choices: [{ delta: { tool_calls: {} } }] },
+      { choices: [{ finish_reason: 1 }] },
+      { usage: { prompt_tokens: '11', completion_tokens: 3 } },
+      { usage: { prompt_tokens: 11 } },
+      { usage: { prompt_tokens: 11, completion_tokens: 3, total_tokens: 'x' } },
+      { error: 'overloaded' },
+      { error: { message: 5 } },
+    ];
+    for (const chunk of misshapen) {
+      fake.setScript({ sse: [chunk, '[DONE]'] });
+      const error = await failure(request());
+      expect(error.message, JSON.stringify(chunk)).toBe('The model provider sent a malformed stream (unexpected chunk shape).');
+    }
+  });
+
+  it('nulls and keys it does not read are accepted in a chunk', async () => {
+    fake.setScript({
+      sse: [
+        { id: 'x', choices: null, usage: null, error: null, extra: { any: 1 } },
+        { choices: [{ index: 0, delta: null, finish_reason: null, logprobs: null }] },
+        { choices: [{ index: 0, delta: { role: 'assistant', content: null, tool_calls: null, refusal: null } }] },
+        { choices: [{ index: 0, delta: { content: 'ok', tool_calls: [{ index: null, id: null, type: 'function', function: null }] } }] },
+        { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c', function: { name: 'f', arguments: null } }] }, finish_reason: 'stop' }] },
+        { choices: [], usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: null } },
+        '[DONE]',
+      ],
+    });
+    const events = await collect(request());
+    expect(events[0]).toEqual({ type: 'text_delta', text: 'ok' });
+    expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'tool_calls', usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 } });
+  });
+
   it('a stream that ends before any finish is an error', async () => {
     fake.setScript({ sse: [{ choices: [{ index: 0, delta: { content: 'half' }, finish_reason: null }] }] });
     const error = await failure(request());

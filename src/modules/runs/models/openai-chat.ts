@@ -3,7 +3,6 @@
  * the request, turns the SSE chunks into ModelEvents and every upstream failure into a
  * ModelError whose message is safe to show to API callers.
  */
-import { z } from 'zod';
 import {
   TOOL_CALL_ID,
   ModelError,
@@ -18,7 +17,7 @@ import {
   type ToolCall,
   type Usage,
 } from './model.js';
-import { safeUpstreamText, unreachableMessage, UpstreamDeadline, upstreamHeaders } from '../../../lib/upstream-http.js';
+import { followAbort, safeUpstreamText, unreachableMessage, UpstreamDeadline, upstreamHeaders } from '../../../lib/upstream-http.js';
 import { postUpstream, type UpstreamResponse } from '../../../lib/upstream-post.js';
 import { countPromptTokens, countTokensAsync, countToolCallTokens } from './tokens.js';
 
@@ -32,42 +31,33 @@ export interface OpenAIChatOptions {
   timeoutMs: number;
 }
 
-// Lenient on purpose: compatible servers send nulls and extra keys; only what we read is checked.
-const ToolCallDelta = z.object({
-  index: z.number().int().nonnegative().nullish(),
-  id: z.string().nullish(),
-  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
-});
-const Chunk = z.object({
-  choices: z
-    .array(
-      z.object({
-        delta: z
-          .object({ content: z.string().nullish(), tool_calls: z.array(ToolCallDelta).nullish() })
-          .nullish(),
-        finish_reason: z.string().nullish(),
-      }),
-    )
-    .nullish(),
-  usage: z
-    .object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number().nullish() })
-    .nullish(),
-  error: z.object({ message: z.string().nullish() }).passthrough().nullish(),
-});
+/** What is read of a streamed chunk; anything else in it is ignored. */
+interface Chunk {
+  choices?: { delta?: { content?: string | null; tool_calls?: ToolCallDelta[] | null } | null; finish_reason?: string | null }[] | null;
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens?: number | null } | null;
+  error?: { message?: string | null } | null;
+}
+interface ToolCallDelta {
+  index?: number | null;
+  id?: string | null;
+  function?: { name?: string | null; arguments?: string | null } | null;
+}
 
 export class OpenAIChatModel implements ModelAdapter {
+  /** The endpoint and the request headers: the same for every call. */
   private readonly url: string;
+  private readonly headers: Record<string, string>;
 
   constructor(private readonly options: OpenAIChatOptions) {
     this.url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    this.headers = upstreamHeaders(options, { accept: 'text/event-stream' });
   }
 
   async *stream(req: ModelRequest): AsyncGenerator<ModelEvent> {
     throwIfAborted(req.signal);
     const { apiKey, timeoutMs } = this.options;
     const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    req.signal?.addEventListener('abort', onAbort, { once: true });
+    const unfollow = req.signal ? followAbort(req.signal, controller) : () => {};
 
     const deadline = new UpstreamDeadline(timeoutMs, () => controller.abort());
     const waitFor = <T>(promise: Promise<T>): Promise<T> => deadline.wait(promise);
@@ -75,8 +65,7 @@ export class OpenAIChatModel implements ModelAdapter {
     let complete = false;
 
     try {
-      const headers = upstreamHeaders(this.options, { accept: 'text/event-stream' });
-      const response = await waitFor(postUpstream(this.url, headers, JSON.stringify(toChatCompletionBody(req)), controller.signal));
+      const response = await waitFor(postUpstream(this.url, this.headers, JSON.stringify(toChatCompletionBody(req)), controller.signal));
       if (response.status < 200 || response.status >= 300) throw await httpError(response, apiKey, waitFor);
       if (!(response.header('content-type') ?? '').includes('text/event-stream')) {
         throw new ModelError('server_error', 'The model provider did not answer with an event stream.');
@@ -136,7 +125,7 @@ export class OpenAIChatModel implements ModelAdapter {
       if (error instanceof ModelError) throw error;
       throw new ModelError('server_error', unreachableMessage(error), { cause: error });
     } finally {
-      req.signal?.removeEventListener('abort', onAbort);
+      unfollow();
       // Closes the connection of an answer not read to its end (an error, a consumer that stopped).
       if (!complete) controller.abort();
     }
@@ -219,18 +208,47 @@ export async function* sseData(
   }
 }
 
-function parseChunk(data: string): z.infer<typeof Chunk> {
+function parseChunk(data: string): Chunk {
   let json: unknown;
   try {
     json = JSON.parse(data);
   } catch {
     throw new ModelError('server_error', 'The model provider sent a malformed stream (a chunk is not JSON).');
   }
-  const parsed = Chunk.safeParse(json);
-  if (!parsed.success) {
+  if (!isChunk(json)) {
     throw new ModelError('server_error', 'The model provider sent a malformed stream (unexpected chunk shape).');
   }
-  return parsed.data;
+  return json;
+}
+
+// Lenient on purpose: compatible servers send nulls and extra keys; only what is read is checked.
+// Plain checks rather than a schema: a stream's every chunk passes here (a zod parse of each cost
+// more than the rest of reading it).
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isNullish = (value: unknown) => value === null || value === undefined;
+const nullishOr = (value: unknown, check: (value: unknown) => boolean) => isNullish(value) || check(value);
+const isString = (value: unknown) => typeof value === 'string';
+const isNumber = (value: unknown) => typeof value === 'number';
+const nullishArrayOf = (value: unknown, check: (item: unknown) => boolean) => isNullish(value) || (Array.isArray(value) && value.every(check));
+
+const isToolCallDelta = (part: unknown) =>
+  isObject(part) &&
+  nullishOr(part.index, (index) => Number.isInteger(index) && (index as number) >= 0) &&
+  nullishOr(part.id, isString) &&
+  nullishOr(part.function, (fn) => isObject(fn) && nullishOr(fn.name, isString) && nullishOr(fn.arguments, isString));
+
+const isChoice = (choice: unknown) =>
+  isObject(choice) &&
+  nullishOr(choice.delta, (delta) => isObject(delta) && nullishOr(delta.content, isString) && nullishArrayOf(delta.tool_calls, isToolCallDelta)) &&
+  nullishOr(choice.finish_reason, isString);
+
+function isChunk(json: unknown): json is Chunk {
+  return (
+    isObject(json) &&
+    nullishArrayOf(json.choices, isChoice) &&
+    nullishOr(json.usage, (usage) => isObject(usage) && isNumber(usage.prompt_tokens) && isNumber(usage.completion_tokens) && nullishOr(usage.total_tokens, isNumber)) &&
+    nullishOr(json.error, (error) => isObject(error) && nullishOr(error.message, isString))
+  );
 }
 
 function assembleCalls(slots: readonly { id: string; name: string; arguments: string }[]): ToolCall[] {
