@@ -6,8 +6,8 @@ import type { RequestContext } from '../../../schema/index.js';
 import { NotFoundError } from '../../../src/errors.js';
 
 /*
- * REST rows' queries run compiled (graphql-jit), mutations through graphql-js: both must answer
- * exactly as graphql-js's execute does, errors included (the REST layer masks the first error by
+ * REST rows' queries and mutations run compiled (graphql-jit): they must answer exactly as
+ * graphql-js's execute does, errors included (the REST layer masks the first error by
  * its original error, so that must survive compilation).
  */
 
@@ -15,7 +15,7 @@ function schemaLogging(log: string[]): GraphQLSchema {
   const schema = buildSchema(`
     type Item { id: ID! tags: [String!]! }
     type Query { greet(name: String!): String! items(n: Int!): [Item!]! missing: String! }
-    type Mutation { first: Int! second: Int! }
+    type Mutation { first: Int! second: Int! fail: Int! }
   `);
   const fields = (type: string) => (schema.getType(type) as unknown as { getFields(): Record<string, { resolve?: unknown }> }).getFields();
   Object.assign(fields('Query').greet, { resolve: (_: unknown, { name }: { name: string }) => `hello ${name}` });
@@ -37,6 +37,11 @@ function schemaLogging(log: string[]): GraphQLSchema {
       },
     });
   }
+  Object.assign(fields('Mutation').fail, {
+    resolve: async () => {
+      throw new NotFoundError('No such thing.', { code: 'nothing_here' });
+    },
+  });
   return schema;
 }
 
@@ -55,21 +60,29 @@ describe('executeOperation', () => {
     expect(await executeOperation(schema, op, context, { name: 'Bo', n: 0 })).toEqual({ data: { greet: 'hello Bo', list: [] } });
   });
 
-  it("a resolver's error arrives with its original error and path, the data null", async () => {
+  it.each([
+    ['query', 'query Miss { missing }', 'Miss', 'missing', 'Nothing here.'],
+    ['mutation', 'mutation Fail { fail }', 'Fail', 'fail', 'No such thing.'],
+  ] as const)("a %s resolver's error arrives with its original error and path, the data null", async (kind, source, name, field, message) => {
     const schema = schemaLogging([]);
-    const result = await executeOperation(schema, operation('query Miss { missing }', 'query', 'Miss'), context, {});
+    const result = await executeOperation(schema, operation(source, kind, name), context, {});
     expect(result.data).toBeNull();
     expect(result.errors).toHaveLength(1);
-    expect(result.errors![0].message).toBe('Nothing here.');
-    expect(result.errors![0].path).toEqual(['missing']);
+    expect(result.errors![0].message).toBe(message);
+    expect(result.errors![0].path).toEqual([field]);
     expect(result.errors![0].originalError).toBeInstanceOf(NotFoundError);
   });
 
-  it('mutations run through graphql-js: top-level fields one after the other', async () => {
+  it('a mutation runs its top-level fields one after the other, as graphql-js does, on every run of its compiled form', async () => {
     const log: string[] = [];
     const schema = schemaLogging(log);
-    const result = await executeOperation(schema, operation('mutation Both { first second }', 'mutation', 'Both'), context, {});
-    expect(result).toEqual({ data: { first: 2, second: 4 } });
+    const both = operation('mutation Both { first second }', 'mutation', 'Both');
+    const expected = await execute({ schema, document: both.document });
+    expect(expected).toEqual({ data: { first: 2, second: 4 } });
+    log.length = 0;
+    expect(await executeOperation(schema, both, context, {})).toEqual(expected);
     expect(log).toEqual(['first start', 'first end', 'second start', 'second end']);
+    log.length = 0;
+    expect(await executeOperation(schema, both, context, {})).toEqual(expected);
   });
 });
