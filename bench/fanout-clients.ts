@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
 
 export interface OpenMessage {
@@ -25,6 +26,11 @@ export interface ClientsReport {
   times: Float64Array;
   /** This worker thread's CPU in ms (schedstat) from `connected` to the last stream's end; null off Linux. */
   cpu: number | null;
+  /**
+   * How late this thread's event loop ran (p50, p99, ms) over the same span: a client busy
+   * with earlier bytes stamps later ones late, and that lateness counts as delivery time.
+   */
+  loopDelay: [number, number];
 }
 
 /** This thread's CPU time so far in ms (Linux), or null. */
@@ -86,9 +92,13 @@ port.on('message', async (open: OpenMessage) => {
   }
   port.postMessage('connected');
   const cpuBefore = threadCpuMs();
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
   await Promise.all(followers.map((f) => f.done));
+  delay.disable();
   const cpuAfter = threadCpuMs();
+  const loopDelay: [number, number] = [delay.percentile(50) / 1e6, delay.percentile(99) / 1e6];
   const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
-  const report: ClientsReport = { sequences: Int32Array.from(sequences), times: Float64Array.from(times), cpu };
+  const report: ClientsReport = { sequences: Int32Array.from(sequences), times: Float64Array.from(times), cpu, loopDelay };
   port.postMessage(report);
 });

@@ -33,6 +33,9 @@ import { goalLine as line, intEnv, mainThreadCpuMs, quantile, tempDatabase } fro
  *   as performance.timeOrigin + now() (one clock for both threads); p50/p99 over all.
  * - Server CPU per delivery (Linux): the server thread's CPU time (schedstat) from the run's
  *   release until every client has ended, divided by the deliveries timed; load-independent.
+ * - Client worker CPU and event-loop delay: the clients share the 2 cores with the server, and
+ *   they stamp an event when their loop reaches its bytes; a client loop running late (its p99
+ *   delay) adds that much to the delivery times although the server had written the bytes.
  * - Memory per idle stream: the server thread's heap + external memory after a full GC with
  *   every client connected to the held run, minus the same before; divided by the number of
  *   streams (the clients' memory is the worker's, not counted).
@@ -144,7 +147,7 @@ async function measure(name: string, streams: Streams) {
   const cpuBefore = mainThreadCpuMs?.() ?? null;
   release();
   const released = performance.now();
-  const [{ sequences, times, cpu: clientCpu }] = (await Promise.race([once(clients, 'message'), clientsFailed])) as [ClientsReport];
+  const [{ sequences, times, cpu: clientCpu, loopDelay }] = (await Promise.race([once(clients, 'message'), clientsFailed])) as [ClientsReport];
   const cpuAfter = mainThreadCpuMs?.() ?? null;
   await stopProfile();
   const delays: number[] = [];
@@ -155,7 +158,7 @@ async function measure(name: string, streams: Streams) {
   delays.sort((a, b) => a - b);
   const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
   const wall = performance.now() - released;
-  return { events: published.size, delivered: delays.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), perStream, cpu, clientCpu, wall };
+  return { events: published.size, delivered: delays.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), perStream, cpu, clientCpu, loopDelay, wall };
 }
 
 const report = (name: string, r: Awaited<ReturnType<typeof measure>>) => {
@@ -167,6 +170,8 @@ const report = (name: string, r: Awaited<ReturnType<typeof measure>>) => {
   if (r.cpu !== null) console.log(`  server thread CPU per event delivered to one client    ${((r.cpu * 1000) / r.delivered).toFixed(1)} µs (${r.cpu.toFixed(0)} ms in all, over ${r.wall.toFixed(0)} ms)`);
   // The clients share the 2 cores: their CPU is what the server could not use.
   if (r.clientCpu !== null) console.log(`  client worker CPU per event received                  ${((r.clientCpu * 1000) / r.delivered).toFixed(1)} µs (${r.clientCpu.toFixed(0)} ms in all)`);
+  // Counted in the delivery times: how late the clients' own loop ran (they stamp on arrival).
+  console.log(`  client worker event-loop delay p50 / p99              ${r.loopDelay[0].toFixed(1)} / ${r.loopDelay[1].toFixed(1)} ms`);
   line('  memory per idle stream (server)', `${(r.perStream / 1024).toFixed(1)} KB`, '≤ 64 KB', r.perStream / 1024 / 64);
 };
 
