@@ -94,12 +94,42 @@ function rekey(contract: AnyZodObject, value: unknown, toWire: boolean): unknown
   return out;
 }
 
-/** A GraphQL input, parsed by its contract (the contract's 400 when it does not hold). */
-export function parseInput<S extends AnyZodObject>(contract: S, input: unknown): z.output<S> {
+/**
+ * REST bodies their row has already parsed with an operation's contract (or the contract extended
+ * with REST-only keys), by request and contract: the resolver of that operation takes the parsed
+ * body rather than parsing its GraphQL input, which is the same body re-keyed, a second time (a
+ * run's body was parsed twice per request). Keyed by the request's Headers object, the one object
+ * both the REST row's input and the resolver's context (its request) hold.
+ */
+const parsedBodies = new WeakMap<Headers, Map<AnyZodObject, Record<string, unknown>>>();
+
+/**
+ * A GraphQL input, parsed by its contract (the contract's 400 when it does not hold). With the
+ * resolver's context: a body the request's REST row has parsed with this contract (`parsedInput`)
+ * is taken as parsed.
+ */
+export function parseInput<S extends AnyZodObject>(contract: S, input: unknown, ctx?: { request?: Request }): z.output<S> {
+  const parsed = ctx?.request && parsedBodies.get(ctx.request.headers)?.get(contract);
+  if (parsed) return parsed as z.output<S>;
   return parseContract(contract, rekey(contract, input ?? {}, true));
 }
 
 /** A REST body in wire terms → the GraphQL input of the same contract (keys it does not know are left out). */
 export function graphqlInput(contract: AnyZodObject, body: unknown): Record<string, unknown> {
   return rekey(contract, body, false) as Record<string, unknown>;
+}
+
+/**
+ * `graphqlInput` of a body the REST row has parsed with `contract` (its `body` schema is the
+ * contract, possibly extended): the resolver's `parseInput(contract, input, ctx)` of the same
+ * request then takes this parsed body, its keys limited to the contract's, instead of parsing again.
+ */
+export function parsedInput(contract: AnyZodObject, rest: { body: unknown; headers: Headers }): Record<string, unknown> {
+  const body = rest.body as Record<string, unknown>;
+  const parsed: Record<string, unknown> = {};
+  for (const key of Object.keys(contract.shape)) if (key in body) parsed[key] = body[key];
+  const byContract = parsedBodies.get(rest.headers) ?? new Map<AnyZodObject, Record<string, unknown>>();
+  byContract.set(contract, parsed);
+  parsedBodies.set(rest.headers, byContract);
+  return graphqlInput(contract, body);
 }

@@ -404,7 +404,7 @@ builder.mutationFields((t) => ({
     type: AssistantRef,
     description: 'Creates an assistant in the caller’s workspace.',
     args: { input: t.arg({ type: CreateAssistantInput, required: true, description: 'The assistant.' }) },
-    resolve: (_root, { input }, ctx) => runs.createAssistant(ctx, parseInput(contract.createAssistantContract, input)),
+    resolve: (_root, { input }, ctx) => runs.createAssistant(ctx, parseInput(contract.createAssistantContract, input, ctx)),
   }),
   modifyAssistant: t.field({
     type: AssistantRef,
@@ -413,7 +413,7 @@ builder.mutationFields((t) => ({
       id: t.arg.string({ required: true, description: 'Assistant id.' }),
       input: t.arg({ type: ModifyAssistantInput, required: true, description: 'The changes.' }),
     },
-    resolve: (_root, { id, input }, ctx) => runs.modifyAssistant(ctx, id, parseInput(contract.modifyAssistantContract, input)),
+    resolve: (_root, { id, input }, ctx) => runs.modifyAssistant(ctx, id, parseInput(contract.modifyAssistantContract, input, ctx)),
   }),
   deleteAssistant: t.field({
     type: DeletedRef,
@@ -428,7 +428,7 @@ builder.mutationFields((t) => ({
       id: t.arg.string({ required: true, description: 'Thread id.' }),
       input: t.arg({ type: ModifyThreadInput, required: true, description: 'The changes.' }),
     },
-    resolve: (_root, { id, input }, ctx) => runs.modifyThread(ctx, id, parseInput(contract.modifyThreadContract, input)),
+    resolve: (_root, { id, input }, ctx) => runs.modifyThread(ctx, id, parseInput(contract.modifyThreadContract, input, ctx)),
   }),
   deleteThread: t.field({
     type: DeletedRef,
@@ -444,7 +444,7 @@ builder.mutationFields((t) => ({
       id: t.arg.string({ required: true, description: 'Message id.' }),
       input: t.arg({ type: ModifyMetadataInput, required: true, description: 'The changes.' }),
     },
-    resolve: (_root, { threadId, id, input }, ctx) => runs.modifyMessage(ctx, threadId, id, parseInput(contract.modifyMetadataContract, input)),
+    resolve: (_root, { threadId, id, input }, ctx) => runs.modifyMessage(ctx, threadId, id, parseInput(contract.modifyMetadataContract, input, ctx)),
   }),
   deleteMessage: t.field({
     type: DeletedRef,
@@ -463,13 +463,13 @@ builder.mutationFields((t) => ({
       runId: t.arg.string({ required: true, description: 'Run id.' }),
       input: t.arg({ type: ModifyMetadataInput, required: true, description: 'The changes.' }),
     },
-    resolve: (_root, { threadId, runId, input }, ctx) => runs.modifyRun(ctx, threadId, runId, parseInput(contract.modifyMetadataContract, input)),
+    resolve: (_root, { threadId, runId, input }, ctx) => runs.modifyRun(ctx, threadId, runId, parseInput(contract.modifyMetadataContract, input, ctx)),
   }),
   createThread: t.field({
     type: ThreadRef,
     description: 'Creates a thread (optionally with messages) in the caller’s workspace.',
     args: { input: t.arg({ type: CreateThreadInput, description: 'The thread.' }) },
-    resolve: (_root, { input }, ctx) => runs.createThread(ctx, parseInput(contract.createThreadContract, input)),
+    resolve: (_root, { input }, ctx) => runs.createThread(ctx, parseInput(contract.createThreadContract, input, ctx)),
   }),
   createMessage: t.field({
     type: MessageRef,
@@ -478,7 +478,7 @@ builder.mutationFields((t) => ({
       threadId: t.arg.string({ required: true, description: 'Thread id.' }),
       input: t.arg({ type: CreateMessageInput, required: true, description: 'The message.' }),
     },
-    resolve: (_root, { threadId, input }, ctx) => runs.createMessage(ctx, threadId, parseInput(contract.createMessageContract, input)),
+    resolve: (_root, { threadId, input }, ctx) => runs.createMessage(ctx, threadId, parseInput(contract.createMessageContract, input, ctx)),
   }),
   createRun: t.field({
     type: RunRef,
@@ -488,7 +488,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: CreateRunInput, required: true, description: 'The run.' }),
       ...virtualKeyArgs,
     },
-    resolve: (_root, { threadId, input, virtualKey }, ctx) => dataPlane(ctx, () => runs.createRun(ctx, threadId, parseInput(contract.createRunContract, input), virtualKey)),
+    resolve: (_root, { threadId, input, virtualKey }, ctx) => dataPlane(ctx, () => runs.createRun(ctx, threadId, parseInput(contract.createRunContract, input, ctx), virtualKey)),
   }),
   createThreadAndRun: t.field({
     type: RunRef,
@@ -497,7 +497,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: CreateThreadAndRunInput, required: true, description: 'The thread and the run.' }),
       ...virtualKeyArgs,
     },
-    resolve: (_root, { input, virtualKey }, ctx) => dataPlane(ctx, () => runs.createThreadAndRun(ctx, parseInput(contract.createThreadAndRunContract, input), virtualKey)),
+    resolve: (_root, { input, virtualKey }, ctx) => dataPlane(ctx, () => runs.createThreadAndRun(ctx, parseInput(contract.createThreadAndRunContract, input, ctx), virtualKey)),
   }),
   submitToolOutputs: t.field({
     type: RunRef,
@@ -509,7 +509,7 @@ builder.mutationFields((t) => ({
       ...virtualKeyArgs,
     },
     resolve: (_root, { threadId, runId, input, virtualKey }, ctx) =>
-      dataPlane(ctx, () => runs.submitToolOutputs(ctx, threadId, runId, parseInput(contract.submitToolOutputsContract, input), virtualKey)),
+      dataPlane(ctx, () => runs.submitToolOutputs(ctx, threadId, runId, parseInput(contract.submitToolOutputsContract, input, ctx), virtualKey)),
   }),
   cancelRun: t.field({
     type: RunRef,

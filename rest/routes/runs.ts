@@ -12,7 +12,8 @@ import {
   modifyThreadBody,
   submitToolOutputsBody,
 } from '../bodies/runs.js';
-import { graphqlInput, runsContract as contract } from '../../schema/contracts.js';
+import { runsContract as contract } from '../../schema/contracts.js';
+import { parsedInput } from '../../schema/contract-input.js';
 import { cursorListBody, type RestInput, type RestRefusal, type RouteRow } from '../route.js';
 import { sharedEvents } from '../sse.js';
 
@@ -90,7 +91,7 @@ export const runsRoutes: RouteRow[] = [
     operation: 'RestCreateAssistant',
     ...beta,
     body: createAssistantBody,
-    variables: ({ body }) => ({ input: graphqlInput(contract.createAssistantContract, body) }),
+    variables: (rest) => ({ input: parsedInput(contract.createAssistantContract, rest) }),
   },
   {
     method: 'GET',
@@ -108,7 +109,7 @@ export const runsRoutes: RouteRow[] = [
     operation: 'RestModifyAssistant',
     ...beta,
     body: modifyAssistantBody,
-    variables: ({ params, body }) => ({ id: params.id, input: graphqlInput(contract.modifyAssistantContract, body) }),
+    variables: (rest) => ({ id: rest.params.id, input: parsedInput(contract.modifyAssistantContract, rest) }),
   },
   { method: 'DELETE', path: '/v1/assistants/:id', operation: 'RestDeleteAssistant', ...beta, variables: ({ params }) => ({ id: params.id }) },
   {
@@ -117,7 +118,7 @@ export const runsRoutes: RouteRow[] = [
     operation: 'RestCreateThread',
     ...beta,
     body: createThreadBody,
-    variables: ({ body }) => ({ input: graphqlInput(contract.createThreadContract, body) }),
+    variables: (rest) => ({ input: parsedInput(contract.createThreadContract, rest) }),
   },
   {
     method: 'POST',
@@ -126,7 +127,7 @@ export const runsRoutes: RouteRow[] = [
     dataPlane: true,
     ...beta,
     body: createThreadAndRunBody,
-    variables: ({ body }) => ({ input: graphqlInput(contract.createThreadAndRunContract, body) }),
+    variables: (rest) => ({ input: parsedInput(contract.createThreadAndRunContract, rest) }),
     result: (data) => runOf(data.createThreadAndRun),
     stream: runStream('createThreadAndRun'),
   },
@@ -137,7 +138,7 @@ export const runsRoutes: RouteRow[] = [
     operation: 'RestModifyThread',
     ...beta,
     body: modifyThreadBody,
-    variables: ({ params, body }) => ({ id: params.thread_id, input: graphqlInput(contract.modifyThreadContract, body) }),
+    variables: (rest) => ({ id: rest.params.thread_id, input: parsedInput(contract.modifyThreadContract, rest) }),
   },
   { method: 'DELETE', path: '/v1/threads/:thread_id', operation: 'RestDeleteThread', ...beta, variables: ({ params }) => ({ id: params.thread_id }) },
   {
@@ -146,7 +147,7 @@ export const runsRoutes: RouteRow[] = [
     operation: 'RestCreateMessage',
     ...beta,
     body: createMessageBody,
-    variables: ({ params, body }) => ({ threadId: params.thread_id, input: graphqlInput(contract.createMessageContract, body) }),
+    variables: (rest) => ({ threadId: rest.params.thread_id, input: parsedInput(contract.createMessageContract, rest) }),
   },
   {
     method: 'GET',
@@ -170,7 +171,7 @@ export const runsRoutes: RouteRow[] = [
     operation: 'RestModifyMessage',
     ...beta,
     body: modifyMetadataBody,
-    variables: ({ params, body }) => ({ threadId: params.thread_id, id: params.message_id, input: graphqlInput(contract.modifyMetadataContract, body) }),
+    variables: (rest) => ({ threadId: rest.params.thread_id, id: rest.params.message_id, input: parsedInput(contract.modifyMetadataContract, rest) }),
   },
   {
     method: 'DELETE',
@@ -186,7 +187,7 @@ export const runsRoutes: RouteRow[] = [
     dataPlane: true,
     ...beta,
     body: createRunBody,
-    variables: ({ params, body }) => ({ threadId: params.thread_id, input: graphqlInput(contract.createRunContract, body) }),
+    variables: (rest) => ({ threadId: rest.params.thread_id, input: parsedInput(contract.createRunContract, rest) }),
     result: (data) => runOf(data.createRun),
     stream: runStream('createRun'),
   },
@@ -212,7 +213,7 @@ export const runsRoutes: RouteRow[] = [
     operation: 'RestModifyRun',
     ...beta,
     body: modifyMetadataBody,
-    variables: ({ params, body }) => ({ threadId: params.thread_id, runId: params.run_id, input: graphqlInput(contract.modifyMetadataContract, body) }),
+    variables: (rest) => ({ threadId: rest.params.thread_id, runId: rest.params.run_id, input: parsedInput(contract.modifyMetadataContract, rest) }),
   },
   {
     method: 'POST',
@@ -244,7 +245,7 @@ export const runsRoutes: RouteRow[] = [
     dataPlane: true,
     ...beta,
     body: submitToolOutputsBody,
-    variables: ({ params, body }) => ({ threadId: params.thread_id, runId: params.run_id, input: graphqlInput(contract.submitToolOutputsContract, body) }),
+    variables: (rest) => ({ threadId: rest.params.thread_id, runId: rest.params.run_id, input: parsedInput(contract.submitToolOutputsContract, rest) }),
     result: (data) => runOf(data.submitToolOutputs),
     stream: runStream('submitToolOutputs'),
   },
