@@ -272,10 +272,18 @@ class EventStreamBody<T> extends Readable {
   override pipe<W extends NodeJS.WritableStream>(destination: W): W {
     const wire = socketWire(destination) ?? writableWire(destination);
     this.wire = wire;
-    // What was pushed before (the opening comment, or frames of a source that ended) goes first.
-    for (let frame: Buffer | null; (frame = this.read() as Buffer | null) !== null; ) this.pending.push(frame);
-    if (this.released) this.ending = true;
-    if (this.pending.length > 0 || this.ending) this.schedule();
+    // What was pushed before (the opening comment) goes first.
+    const early: Buffer[] = [];
+    for (let frame: Buffer | null; (frame = this.read() as Buffer | null) !== null; ) early.push(frame);
+    if (this.released) {
+      // The source ended before the body was piped: reading its end destroys this stream in a
+      // later tick (and with it what waits for a flush), so all of it is written now.
+      if (early.length > 0) wire.write(early);
+      wire.end();
+      return destination;
+    }
+    this.pending.push(...early);
+    if (this.pending.length > 0) this.schedule();
     return destination;
   }
 

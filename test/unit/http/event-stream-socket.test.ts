@@ -3,7 +3,8 @@
  * written, then the body piped): the frames are written to the response's socket directly, one
  * HTTP chunk per flush. Read here as raw bytes: the head comes first, frames pushed in one turn
  * are one chunk, the response ends with the last chunk and the socket then serves the next
- * request; an HTTP/1.0 client gets the bytes unframed; a client that stops reading fills its socket,
+ * request; a source that ended before the body was piped has it all written; an HTTP/1.0 client
+ * gets the bytes unframed; a client that stops reading fills its socket,
  * then its source hears "full" (the bound on what waits here is event-stream-piped.test.ts's), and
  * is resumed once the client reads.
  */
@@ -99,6 +100,24 @@ describe('an event stream piped to a node:http response', () => {
     socket.write('GET /other HTTP/1.1\r\nhost: x\r\n\r\n');
     await until(() => received.text.endsWith('ok'));
     expect(received.text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    socket.destroy();
+  });
+
+  it('a source that ended before the body was piped: its frames and the end are written at once', async () => {
+    const ended: Feed<SseEvent> = {
+      start: (sink) => {
+        sink.push({ event: 'e', id: 1, data: '{}' });
+        sink.push({ event: 'e', id: 2, data: '{}' });
+        sink.end();
+      },
+      resume: () => {},
+      stop: () => {},
+      [Symbol.asyncIterator]: () => iterateFeed(ended),
+    };
+    const { socket, received } = client(await serve(ended));
+    socket.write('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n');
+    await until(() => received.text.endsWith('0\r\n\r\n'));
+    expect(bodyOf(received.text)).toBe(chunk(frame(1) + frame(2) + DONE) + '0\r\n\r\n');
     socket.destroy();
   });
 
