@@ -3,9 +3,15 @@
  * why). Told to open SUBSCRIBERS streams, it opens them in batches of 100, says `connected`, and
  * when every stream has ended sends back, for each event frame received, its sequence and the
  * time it arrived (performance.timeOrigin + now(), comparable across threads).
+ *
+ * Each stream is a raw `net` socket with a hand-written HTTP/1.1 request, not node:http: the
+ * clients share the 2 cores with the server and stamp an event when their loop reaches its
+ * bytes, so their own work counts as delivery time. Per socket read they take one timestamp
+ * (applied to every event the read carries), strip the chunked framing, and scan the bytes for
+ * the frame delimiter and the sequence marker without building strings.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parentPort } from 'node:worker_threads';
 
@@ -15,9 +21,11 @@ export interface OpenMessage {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
-  /** Finds an event's sequence in its frame (group 1). */
-  sequenceOf: string;
-  /** Matches the frame after which the client hangs up. */
+  /** Precedes an event's sequence (decimal digits) in its frame. */
+  sequenceAfter: string;
+  /** Only where it starts a line (SSE fields), not anywhere in the frame. */
+  sequenceAtLineStart: boolean;
+  /** In the frame after which the client hangs up. */
   end: string;
 }
 
@@ -37,48 +45,134 @@ export interface ClientsReport {
 const threadCpuMs = existsSync('/proc/thread-self/schedstat') ? () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6 : () => null;
 
 const port = parentPort!;
-const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
 const clock = () => performance.timeOrigin + performance.now();
+const DELIMITER = Buffer.from('\n\n');
+const HEAD_END = Buffer.from('\r\n\r\n');
 
 port.on('message', async (open: OpenMessage) => {
   const sequences: number[] = [];
   const times: number[] = [];
-  const sequenceOf = new RegExp(open.sequenceOf, 'm');
-  const end = new RegExp(open.end, 'm');
+  const marker = Buffer.from(open.sequenceAfter);
+  const end = Buffer.from(open.end);
+  const url = new URL(open.url);
+  const headers = { ...open.headers, host: url.host, accept: 'text/event-stream', connection: 'close' } as Record<string, string>;
+  if (open.body !== undefined) headers['content-length'] = String(Buffer.byteLength(open.body));
+  const request = Buffer.from(
+    `${open.method} ${url.pathname}${url.search} HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n${open.body ?? ''}`,
+  );
 
-  /** One SSE client: `connected` once the headers are in, `done` when the stream ends. */
+  /** The sequence in body[start, stop), or -1. */
+  const sequenceIn = (body: Buffer, start: number, stop: number) => {
+    let at = body.indexOf(marker, start);
+    while (at !== -1 && at < stop && open.sequenceAtLineStart && at !== start && body[at - 1] !== 10) at = body.indexOf(marker, at + 1);
+    if (at === -1 || at >= stop) return -1;
+    let n = 0;
+    for (let i = at + marker.length; i < stop; i++) {
+      const digit = body[i] - 48;
+      if (digit < 0 || digit > 9) break;
+      n = n * 10 + digit;
+    }
+    return n;
+  };
+
+  /** One SSE client: `connected` once a 200 head is in, `done` when the socket closes. */
   const follow = () => {
     let onConnected!: () => void;
     let onFailed!: (error: Error) => void;
     const connected = new Promise<void>((resolve, reject) => ((onConnected = resolve), (onFailed = reject)));
     const done = new Promise<void>((resolve) => {
-      const req = httpRequest(open.url, { method: open.method, agent, headers: { ...open.headers, accept: 'text/event-stream' } }, (res: IncomingMessage) => {
-        if (res.statusCode !== 200) return onFailed(new Error(`${open.method} ${open.url}: HTTP ${res.statusCode}`));
-        onConnected();
-        let pending = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          const now = clock();
-          pending += chunk;
-          const frames = pending.split('\n\n');
-          pending = frames.pop()!;
-          for (const frame of frames) {
-            const match = sequenceOf.exec(frame);
-            if (match) {
-              sequences.push(Number(match[1]));
-              times.push(now);
-            }
-            if (end.test(frame)) req.destroy();
+      const socket = connect({ host: url.hostname, port: Number(url.port) });
+      let head: Buffer | null = Buffer.alloc(0);
+      let chunked = false;
+      // Chunked framing: payload bytes left in the current chunk, else reading a size line.
+      let left = 0;
+      let size = 0;
+      let sawDigit = false;
+      let inExtension = false;
+      let pending: Buffer | null = null;
+      const pieces: Buffer[] = [];
+
+      /** Appends the payload bytes of `data` (from `from`) to pieces. */
+      const dechunk = (data: Buffer, from: number) => {
+        let i = from;
+        while (i < data.length) {
+          if (left > 0) {
+            const n = Math.min(left, data.length - i);
+            pieces.push(data.subarray(i, i + n));
+            left -= n;
+            i += n;
+            continue;
           }
-        });
-        res.on('close', resolve);
-        res.on('error', resolve);
+          const c = data[i++];
+          if (c === 10) {
+            if (!sawDigit) continue;
+            left = size;
+            size = 0;
+            sawDigit = inExtension = false;
+            if (left === 0) socket.destroy(); // last chunk
+          } else if (c === 59) inExtension = true;
+          else if (!inExtension && c !== 13) {
+            const digit = c <= 57 ? c - 48 : (c | 32) - 87;
+            size = size * 16 + digit;
+            sawDigit = true;
+          }
+        }
+      };
+
+      socket.on('data', (data: Buffer) => {
+        const now = clock();
+        let from = 0;
+        if (head !== null) {
+          head = Buffer.concat([head, data]);
+          const at = head.indexOf(HEAD_END);
+          if (at === -1) return;
+          const text = head.toString('latin1', 0, at);
+          if (!text.startsWith('HTTP/1.1 200')) {
+            onFailed(new Error(`${open.method} ${open.url}: ${text.split('\r\n')[0]}`));
+            socket.destroy();
+            return;
+          }
+          chunked = /^transfer-encoding:\s*chunked/im.test(text);
+          data = head;
+          from = at + 4;
+          head = null;
+          onConnected();
+        }
+        if (chunked) dechunk(data, from);
+        else if (from < data.length) pieces.push(data.subarray(from));
+        if (pieces.length === 0) return;
+        if (pending !== null) pieces.unshift(pending);
+        const body = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
+        pieces.length = 0;
+        let start = 0;
+        let stop = body.indexOf(DELIMITER);
+        if (stop === -1) {
+          pending = body;
+          return;
+        }
+        let last = stop;
+        while (stop !== -1) {
+          const sequence = sequenceIn(body, start, stop);
+          if (sequence !== -1) {
+            sequences.push(sequence);
+            times.push(now);
+          }
+          last = stop;
+          start = stop + 2;
+          stop = body.indexOf(DELIMITER, start);
+        }
+        pending = start < body.length ? body.subarray(start) : null;
+        const ended = body.indexOf(end);
+        if (ended !== -1 && ended < last) socket.destroy();
       });
-      req.on('error', (error) => {
+      socket.on('close', resolve);
+      socket.on('error', (error) => {
         onFailed(error);
         resolve();
       });
-      req.end(open.body);
+      socket.write(request);
     });
     return { connected, done };
   };
