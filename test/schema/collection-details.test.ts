@@ -162,3 +162,54 @@ it('migration 0007 fills the details of collections written before it from live 
   await executeSql(em, fill, [], 'run');
   await expectStoredLive('the backfill');
 });
+
+/*
+ * Writers that touch the same collections at once, many times over (on PostgreSQL each takes its
+ * rows' locks; a writer that updated a row it had not locked in order deadlocked with another, and
+ * PostgreSQL's abort answered 500). Every answer is a success or a 4xx of the contract, and after
+ * them the stored details equal live data and nothing active is left inside an archived collection.
+ */
+it('conflicting writers at once: no 5xx, details equal live data, nothing active under an archived collection', async () => {
+  const RENAME = `mutation($id: String!) { updateCollection(collectionId: $id, input: { name: "Renamed" }) { id } }`;
+  const ARCHIVE = `mutation($id: String!) { archiveCollection(collectionId: $id) { id } }`;
+  const MOVE = `mutation($id: String!, $parent: String) { moveCollection(collectionId: $id, input: { parentCollectionId: $parent }) { id } }`;
+  const MOVE_PROMPT = `mutation($id: String!, $c: String!) { updatePrompt(promptId: $id, input: { collectionId: $c }) { id } }`;
+  const CREATE = `mutation($input: CreateCollectionInput!) { createCollection(input: $input) { id } }`;
+  const CREATE_PROMPT = `mutation($input: CreatePromptInput!) { createPrompt(input: $input) { id } }`;
+  const answers: Array<{ pair: string; errors: unknown }> = [];
+  for (let round = 0; round < 8; round++) {
+    const p = await create(`Race P${round}`);
+    const x = await create(`Race X${round}`, p);
+    const y = await create(`Race Y${round}`, p);
+    const q = await create(`Race Q${round}`);
+    const z = await create(`Race Z${round}`, q);
+    const a = await create(`Race A${round}`, q);
+    const prompt = await createPrompt(a, `Race prompt ${round}`);
+    const w = await create(`Race W${round}`);
+    const pairs: Array<[string, string, Record<string, unknown>]> = [
+      ['rename X', RENAME, { id: x }],
+      ['archive X', ARCHIVE, { id: x }],
+      ['move Y under Q', MOVE, { id: y, parent: q }],
+      ['archive P', ARCHIVE, { id: p }],
+      ['move Z to the top', MOVE, { id: z, parent: null }],
+      ['archive Z', ARCHIVE, { id: z }],
+      ['rename A', RENAME, { id: a }],
+      ['move a prompt from A to its parent', MOVE_PROMPT, { id: prompt, c: q }],
+      ['create under W', CREATE, { input: { name: `Race W child ${round}`, parentCollectionId: w } }],
+      ['create a prompt in W', CREATE_PROMPT, { input: { collectionId: w, name: `Race W prompt ${round}`, string: 'x', model: 'm' } }],
+      ['archive W', ARCHIVE, { id: w }],
+    ];
+    const results = await Promise.all(pairs.map(([, query, variables]) => t.graphql(query, variables)));
+    results.forEach((g, i) => answers.push({ pair: pairs[i][0], errors: g.errors }));
+  }
+  const failures = answers.filter((a) => (a.errors as Array<{ extensions?: { status?: number; code?: string } }> | undefined)?.some((e) => e.extensions?.code !== 'collection_archived'));
+  expect(failures).toEqual([]);
+  await expectStoredLive('conflicting writers at once');
+  const strays = await executeSql<unknown[]>(
+    t.app.runtime.fork(),
+    `select k.id from collections k join collections c on c.id = k.parent_id where k.status = 'active' and c.status = 'archived'
+     union all select p.id from prompts p join collections c on c.id = p.collection_id where p.status = 'active' and c.status = 'archived'`,
+    [],
+  );
+  expect(strays).toEqual([]);
+});

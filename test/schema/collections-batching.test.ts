@@ -72,7 +72,7 @@ async function seedTree(prefix: string, perLevel: number[], promptEvery: number)
   });
   await t.app.runtime.fork().transactional(async (em) => {
     // Written beside the services, so their details are stored here as the services store them.
-    await changingDetails(em, collections.map((c) => c.id as string), async () => {
+    await changingDetails(em, { details: collections.map((c) => c.id as string) }, async () => {
       await em.insertMany(CollectionSchema, collections as never[]);
       await em.insertMany(PromptSchema, prompts as never[]);
       await em.insertMany(

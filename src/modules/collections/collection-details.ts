@@ -16,29 +16,54 @@ const STORED_FROM_LIVE_DATA = `
   prompts_count = (select count(*) from prompts p where p.collection_id = c.id and p.status = 'active'),
   prompts_last_updated_at = (select max(p.last_updated_at) from prompts p where p.collection_id = c.id and p.status = 'active')`;
 
+/** The collection rows one write touches: those whose details it changes, and those it updates itself. */
+export interface DetailsWrite {
+  /** Collections whose details the write changes: stored again from live data afterwards. */
+  details: ReadonlyArray<string | null | undefined>;
+  /** Collections the write updates itself (renamed, moved, archived): locked with the others. */
+  updates?: ReadonlyArray<string | null | undefined>;
+}
+
 /**
- * Runs `write` (which changes what the details of the collections `ids` count), then stores those
- * details again from live data; `em` must be the write's transaction. They are computed again, not
- * moved by one: a latest change cannot be taken back by subtraction, and a count computed is right
- * whatever the write did. On PostgreSQL the collections are locked first (in id order, so two
- * writers never wait for each other in a circle): two writers under one parent then store their
- * details one after the other, the second seeing the first's committed rows (READ COMMITTED reads
- * anew per statement), where two concurrent computations would each miss the other's row. SQLite
- * runs one write transaction at a time.
+ * Runs `write` (which changes what the details of the collections `rows.details` count), then
+ * stores those details again from live data; `em` must be the write's transaction. They are
+ * computed again, not moved by one: a latest change cannot be taken back by subtraction, and a
+ * count computed is right whatever the write did.
+ *
+ * On PostgreSQL every collection row the write will update or recompute (`details` and `updates`)
+ * is locked first, in one pass in id order, before any update: two writers then never wait for each
+ * other in a circle (a rename that locked only the parent and then updated the collection itself
+ * deadlocked with an archive that locked the collection first). Two writers under one parent store
+ * their details one after the other, the second seeing the first's committed rows (READ COMMITTED
+ * reads anew per statement), where two concurrent computations would each miss the other's row.
+ * SQLite runs one write transaction at a time.
+ *
+ * `write` is given the locked collections that are still active, read after the lock: a check
+ * made before it (a parent is active) may have been undone by an archive that committed since.
  */
-export async function changingDetails<T>(em: EntityManager, ids: ReadonlyArray<string | null | undefined>, write: () => Promise<T>): Promise<T> {
-  const keys = [...new Set(ids.filter((id): id is string => !!id))].sort();
-  if (!keys.length) return write();
+export async function changingDetails<T>(em: EntityManager, rows: DetailsWrite, write: (active: ReadonlySet<string>) => Promise<T>): Promise<T> {
+  const recompute = idsOf(rows.details);
+  const keys = idsOf([...rows.details, ...(rows.updates ?? [])]);
+  if (!keys.length) return write(new Set());
   if (!em.isInTransaction()) throw new Error('changingDetails runs inside the write’s transaction.');
-  const chunks = inChunks(keys);
-  if (dialectOf(em) === 'postgresql') {
-    for (const chunk of chunks) {
-      await executeSql(em, `select id from collections where id in (${placeholders(chunk.length)}) order by id for update`, chunk);
-    }
+  const lock = dialectOf(em) === 'postgresql' ? ' order by id for update' : '';
+  const active = new Set<string>();
+  for (const chunk of inChunks(keys)) {
+    const locked = await executeSql<Array<{ id: string; status: string }>>(
+      em,
+      `select id, status from collections where id in (${placeholders(chunk.length)})${lock}`,
+      chunk,
+    );
+    for (const row of locked) if (row.status === 'active') active.add(row.id);
   }
-  const result = await write();
-  for (const chunk of chunks) {
+  const result = await write(active);
+  for (const chunk of inChunks(recompute)) {
     await executeSql(em, `update collections as c set ${STORED_FROM_LIVE_DATA} where c.id in (${placeholders(chunk.length)})`, chunk, 'run');
   }
   return result;
+}
+
+/** Distinct ids in ascending order: the one lock order of every writer. */
+function idsOf(ids: ReadonlyArray<string | null | undefined>): string[] {
+  return [...new Set(ids.filter((id): id is string => !!id))].sort();
 }

@@ -4,7 +4,7 @@ import { resolveWorkspace, Scope } from '../../auth/tenancy.js';
 import type { ServiceContext } from '../../context.js';
 import type { CreateCollectionInput, MoveCollectionInput, UpdateCollectionInput } from './collections.contract.js';
 import { pageOf, type Page } from '../../lib/paging.js';
-import { BadRequestError, NotFoundError } from '../../errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import { isUuid, uuid } from '../../lib/ids.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import type { Runtime } from '../../runtime.js';
@@ -108,7 +108,8 @@ export async function insertCollection(
 ): Promise<Collection> {
   const now = runtime.clock.now();
   const slug = await freeSlug(em, 'collection', input.workspace.id, input.name);
-  return changingDetails(em, [input.parentId], async () => {
+  return changingDetails(em, { details: [input.parentId] }, async (active) => {
+    if (input.parentId && !active.has(input.parentId)) throw parentArchived('parent_collection_id');
     const collection = em.create(CollectionSchema, {
       id: uuid(),
       organisationId: input.workspace.organisationId,
@@ -145,14 +146,17 @@ async function findParent(em: EntityManager, principal: Principal, id: string, p
   const parentId = requireCollectionId(id, param);
   const parent = await em.findOne(CollectionSchema, { ...visibleTo(principal), id: parentId });
   if (!parent) throw new NotFoundError('Parent collection not found.', { param, code: 'collection_not_found' });
-  if (parent.status !== 'active') {
-    throw new BadRequestError('The parent collection is archived.', { param, code: 'collection_archived' });
-  }
+  if (parent.status !== 'active') throw parentArchived(param);
   return parent;
 }
 
-function requireActive(collection: Collection): void {
-  if (collection.status !== 'active') {
+function parentArchived(param: string): BadRequestError {
+  return new BadRequestError('The parent collection is archived.', { param, code: 'collection_archived' });
+}
+
+/** `active`: the status read after the lock when given (see changingDetails), else the collection's. */
+function requireActive(collection: Collection, active?: ReadonlySet<string>): void {
+  if (active ? !active.has(collection.id) : collection.status !== 'active') {
     throw new BadRequestError('Archived collections cannot be changed.', { param: COLLECTION_PARAM, code: 'collection_archived' });
   }
 }
@@ -223,7 +227,8 @@ export async function renameCollection(ctx: ServiceContext, idOrSlug: string, in
   return ctx.em.transactional(async (em) => {
     const collection = await findCollection(em, ctx.principal, idOrSlug);
     requireActive(collection);
-    return changingDetails(em, [collection.parentId], async () => {
+    return changingDetails(em, { details: [collection.parentId], updates: [collection.id] }, async (active) => {
+      requireActive(collection, active);
       collection.name = name;
       collection.lastUpdatedAt = ctx.runtime.clock.now();
       await em.flush();
@@ -261,7 +266,9 @@ export async function moveCollection(ctx: ServiceContext, idOrSlug: string, inpu
     }
     const parentId = parent?.id ?? null;
     if (collection.parentId === parentId) return collection;
-    return changingDetails(em, [collection.parentId, parentId], async () => {
+    return changingDetails(em, { details: [collection.parentId, parentId], updates: [collection.id] }, async (active) => {
+      requireActive(collection, active);
+      if (parentId && !active.has(parentId)) throw parentArchived(param);
       collection.parentId = parentId;
       collection.lastUpdatedAt = ctx.runtime.clock.now();
       await em.flush();
@@ -275,29 +282,56 @@ export async function moveCollection(ctx: ServiceContext, idOrSlug: string, inpu
  * prompts), so no active item is left inside an archived one. The default collection stays.
  */
 export async function archiveCollection(ctx: ServiceContext, idOrSlug: string): Promise<Collection> {
-  return ctx.em.transactional(async (em) => {
-    const collection = await findCollection(em, ctx.principal, idOrSlug);
-    if (collection.isDefault) {
-      throw new BadRequestError('The default collection of a workspace cannot be archived.', {
-        param: COLLECTION_PARAM,
-        code: 'default_collection',
-      });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.em.transactional((em) => archiveOnce(ctx, em, idOrSlug));
+    } catch (error) {
+      if (!(error instanceof SubtreeChanged)) throw error;
+      if (attempt === ARCHIVE_ATTEMPTS) {
+        throw new ConflictError('The collection changed while it was being archived; try again.', { param: COLLECTION_PARAM });
+      }
     }
-    if (collection.status === 'archived') return collection;
-    const now = ctx.runtime.clock.now();
-    const descendants = await descendantIdsOf(em, collection.id);
-    // Its parent's details lose it; its own and its descendants' lose everything under them.
-    return changingDetails(em, [collection.parentId, collection.id, ...descendants], async () => {
-      for (const ids of inChunks(descendants)) {
-        await em.nativeUpdate(CollectionSchema, { id: { $in: ids }, status: 'active' }, { status: 'archived', lastUpdatedAt: now });
-      }
-      for (const ids of inChunks([collection.id, ...descendants])) {
-        await em.nativeUpdate(PromptSchema, { collectionId: { $in: ids }, status: 'active' }, { status: 'archived', lastUpdatedAt: now });
-      }
-      collection.status = 'archived';
-      collection.lastUpdatedAt = now;
-      await em.flush();
-      return collection;
+  }
+}
+
+/** Tries of an archive whose subtree another writer changes meanwhile (each such change is one commit). */
+const ARCHIVE_ATTEMPTS = 5;
+
+/** The subtree read before the lock is not the one after it: the archive is rolled back and tried again. */
+class SubtreeChanged extends Error {}
+
+async function archiveOnce(ctx: ServiceContext, em: EntityManager, idOrSlug: string): Promise<Collection> {
+  const collection = await findCollection(em, ctx.principal, idOrSlug);
+  if (collection.isDefault) {
+    throw new BadRequestError('The default collection of a workspace cannot be archived.', {
+      param: COLLECTION_PARAM,
+      code: 'default_collection',
     });
+  }
+  if (collection.status === 'archived') return collection;
+  const now = ctx.runtime.clock.now();
+  const descendants = await descendantIdsOf(em, collection.id);
+  // Its parent's details lose it; its own and its descendants' lose everything under them.
+  return changingDetails(em, { details: [collection.parentId, collection.id, ...descendants] }, async () => {
+    // What was read before the lock must still hold: a child created or moved in, or the
+    // collection moved, by a writer that committed in between would be missed (left active).
+    const [row] = await rawAll<{ parent_id: string | null; status: string }>(em, 'select parent_id, status from collections where id = ?', [collection.id]);
+    const after = await descendantIdsOf(em, collection.id);
+    if (row.parent_id !== collection.parentId || row.status !== 'active' || !sameIds(after, descendants)) throw new SubtreeChanged();
+    for (const ids of inChunks(descendants)) {
+      await em.nativeUpdate(CollectionSchema, { id: { $in: ids }, status: 'active' }, { status: 'archived', lastUpdatedAt: now });
+    }
+    for (const ids of inChunks([collection.id, ...descendants])) {
+      await em.nativeUpdate(PromptSchema, { collectionId: { $in: ids }, status: 'active' }, { status: 'archived', lastUpdatedAt: now });
+    }
+    collection.status = 'archived';
+    collection.lastUpdatedAt = now;
+    await em.flush();
+    return collection;
   });
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(a);
+  return a.length === b.length && b.every((id) => set.has(id));
 }

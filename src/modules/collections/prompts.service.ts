@@ -60,10 +60,15 @@ function settingsFrom(input: Pick<UpdatePromptInput, 'parameters' | 'virtual_key
 /** An active collection the caller sees, to hold a prompt. */
 async function holdingCollection(em: EntityManager, principal: Principal, idOrSlug: string) {
   const collection = await findCollection(em, principal, idOrSlug, { param: 'collection_id' });
-  if (collection.status !== 'active') {
+  requireHolding(collection.id, new Set(collection.status === 'active' ? [collection.id] : []));
+  return collection;
+}
+
+/** `active`: the collections found active (after the lock, see changingDetails). */
+function requireHolding(collectionId: string, active: ReadonlySet<string>): void {
+  if (!active.has(collectionId)) {
     throw new BadRequestError('Prompts cannot be added to an archived collection.', { param: 'collection_id', code: 'collection_archived' });
   }
-  return collection;
 }
 
 function writeVersion(em: EntityManager, prompt: Prompt, createdAt: Date): PromptVersion {
@@ -88,7 +93,8 @@ export async function createPrompt(ctx: ServiceContext, input: CreatePromptInput
       const collection = await holdingCollection(em, ctx.principal, input.collection_id);
       const now = ctx.runtime.clock.now();
       const slug = await freeSlug(em, 'prompt', collection.workspaceId, name);
-      return changingDetails(em, [collection.id], async () => {
+      return changingDetails(em, { details: [collection.id] }, async (active) => {
+        requireHolding(collection.id, active);
         const prompt = em.create(PromptSchema, {
           id: uuid(),
           organisationId: collection.organisationId,
@@ -138,7 +144,8 @@ export async function updatePrompt(ctx: ServiceContext, idOrSlug: string, input:
     }
     const now = ctx.runtime.clock.now();
     // A change is a prompt's latest: its collection's details (and a new collection's) move.
-    return changingDetails(em, [found.collectionId, changes.collectionId], async () => {
+    return changingDetails(em, { details: [found.collectionId, changes.collectionId] }, async (active) => {
+      if (changes.collectionId) requireHolding(changes.collectionId, active);
       await em.nativeUpdate(PromptSchema, { id: found.id }, { ...changes, version: raw('version + 1'), lastUpdatedAt: now });
       const prompt = await em.findOneOrFail(PromptSchema, { id: found.id }, { refresh: true });
       writeVersion(em, prompt, now);
@@ -152,7 +159,7 @@ export async function archivePrompt(ctx: ServiceContext, idOrSlug: string): Prom
   return ctx.em.transactional(async (em) => {
     const prompt = await findPrompt(em, ctx.principal, idOrSlug);
     if (prompt.status === 'archived') return prompt;
-    return changingDetails(em, [prompt.collectionId], async () => {
+    return changingDetails(em, { details: [prompt.collectionId] }, async () => {
       prompt.status = 'archived';
       prompt.lastUpdatedAt = ctx.runtime.clock.now();
       await em.flush();
@@ -215,7 +222,7 @@ export async function makeDefaultPromptVersion(ctx: ServiceContext, idOrSlug: st
     requireActive(prompt);
     const version = await em.findOne(PromptVersionSchema, { promptId: prompt.id, version: input.version });
     if (!version) throw new NotFoundError(`Prompt version ${input.version} not found.`, { param: 'version', code: 'prompt_not_found' });
-    return changingDetails(em, [prompt.collectionId], async () => {
+    return changingDetails(em, { details: [prompt.collectionId] }, async () => {
       prompt.defaultVersion = version.version;
       prompt.lastUpdatedAt = ctx.runtime.clock.now();
       await em.flush();
