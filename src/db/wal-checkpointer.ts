@@ -16,12 +16,11 @@ export interface WalCheckpointOptions {
 }
 
 /**
- * Every second: every 100 ms measured worse in bench/dataplane (two runs, 21 and 42 req/s against
- * 76 without the worker; each checkpoint copies the hot pages again and syncs). Past 4 MiB (SQLite's
- * own automatic checkpoint runs at 1,000 pages, 4 MiB with its default page size) the WAL file is
- * emptied and truncated; the commit that takes the WAL past 4,000 pages (16 MiB) checkpoints itself.
+ * Every 100 ms; past 4 MiB (SQLite's own automatic checkpoint runs at 1,000 pages, 4 MiB with its
+ * default page size) the WAL file is emptied and truncated; the commit that takes the WAL past
+ * 4,000 pages (16 MiB) checkpoints itself.
  */
-export const WAL_CHECKPOINT: WalCheckpointOptions = { intervalMs: 1000, truncateBytes: 4 * 1024 * 1024, backstopPages: 4000 };
+export const WAL_CHECKPOINT: WalCheckpointOptions = { intervalMs: 100, truncateBytes: 4 * 1024 * 1024, backstopPages: 4000 };
 
 /** The part of a better-sqlite3 connection the checkpointer uses. */
 interface Connection {
