@@ -60,13 +60,13 @@ function settingsFrom(input: Pick<UpdatePromptInput, 'parameters' | 'virtual_key
 /** An active collection the caller sees, to hold a prompt. */
 async function holdingCollection(em: EntityManager, principal: Principal, idOrSlug: string) {
   const collection = await findCollection(em, principal, idOrSlug, { param: 'collection_id' });
-  requireHolding(collection.id, new Set(collection.status === 'active' ? [collection.id] : []));
+  requireHolding(collection.status === 'active');
   return collection;
 }
 
-/** `active`: the collections found active (after the lock, see changingDetails). */
-function requireHolding(collectionId: string, active: ReadonlySet<string>): void {
-  if (!active.has(collectionId)) {
+/** `active`: whether the collection is active (read after the lock when there is one, see changingDetails). */
+function requireHolding(active: boolean): void {
+  if (!active) {
     throw new BadRequestError('Prompts cannot be added to an archived collection.', { param: 'collection_id', code: 'collection_archived' });
   }
 }
@@ -94,7 +94,7 @@ export async function createPrompt(ctx: ServiceContext, input: CreatePromptInput
       const now = ctx.runtime.clock.now();
       const slug = await freeSlug(em, 'prompt', collection.workspaceId, name);
       return changingDetails(em, { details: [collection.id] }, async (active) => {
-        requireHolding(collection.id, active);
+        requireHolding(active.has(collection.id));
         const prompt = em.create(PromptSchema, {
           id: uuid(),
           organisationId: collection.organisationId,
@@ -145,7 +145,7 @@ export async function updatePrompt(ctx: ServiceContext, idOrSlug: string, input:
     const now = ctx.runtime.clock.now();
     // A change is a prompt's latest: its collection's details (and a new collection's) move.
     return changingDetails(em, { details: [found.collectionId, changes.collectionId] }, async (active) => {
-      if (changes.collectionId) requireHolding(changes.collectionId, active);
+      if (changes.collectionId) requireHolding(active.has(changes.collectionId));
       await em.nativeUpdate(PromptSchema, { id: found.id }, { ...changes, version: raw('version + 1'), lastUpdatedAt: now });
       const prompt = await em.findOneOrFail(PromptSchema, { id: found.id }, { refresh: true });
       writeVersion(em, prompt, now);
