@@ -192,6 +192,8 @@ function httpChunk(frames: Buffer[]): Buffer {
 function chunkOf(frames: Buffer[]): Buffer {
   let size = 0;
   for (const frame of frames) size += frame.length;
+  // A chunk of size 0 is the response's terminating chunk: frames of no bytes are written as nothing.
+  if (size === 0) return Buffer.alloc(0);
   const head = `${size.toString(16)}\r\n`;
   const chunk = Buffer.allocUnsafe(head.length + size + 2);
   let at = chunk.write(head, 0, 'latin1');

@@ -4,7 +4,8 @@
  * HTTP chunk per flush. Read here as raw bytes: the head comes first, frames pushed in one turn
  * are one chunk, the response ends with the last chunk and the socket then serves the next
  * request; a source that ended before the body was piped has it all written; an HTTP/1.0 client
- * gets the bytes unframed; a client that stops reading fills its socket,
+ * gets the bytes unframed; a flush of frames with no bytes writes nothing (a chunk of size 0 would
+ * end the response); a client that stops reading fills its socket,
  * then its source hears "full" (the bound on what waits here is event-stream-piped.test.ts's), and
  * is resumed once the client reads.
  */
@@ -15,6 +16,7 @@ import type { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SseEvent } from '../../../rest/route.js';
 import { sseResponse } from '../../../rest/sse.js';
+import { eventStreamResponse } from '../../../src/http/event-stream.js';
 import { iterateFeed, type Feed, type FeedSink } from '../../../src/lib/feed.js';
 
 const frame = (id: number, data = '{}') => `event: e\nid: ${id}\ndata: ${data}\n\n`;
@@ -43,10 +45,10 @@ afterEach(async () => {
 });
 
 /** A server answering `/stream` with the stream of `source` and anything else with `ok`; its port. */
-async function serve(source: Feed<SseEvent>): Promise<number> {
+async function serve(source: Feed<SseEvent>, respond = (feed: Feed<SseEvent>) => sseResponse(feed, options)): Promise<number> {
   server = createServer((req, res) => {
     if (req.url !== '/stream') return void res.end('ok');
-    const response = sseResponse(source, options);
+    const response = respond(source);
     res.writeHead(response.status, Object.fromEntries(response.headers));
     (response.body as unknown as Readable).pipe(res);
   });
@@ -118,6 +120,24 @@ describe('an event stream piped to a node:http response', () => {
     socket.write('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n');
     await until(() => received.text.endsWith('0\r\n\r\n'));
     expect(bodyOf(received.text)).toBe(chunk(frame(1) + frame(2) + DONE) + '0\r\n\r\n');
+    socket.destroy();
+  });
+
+  it('a flush whose frames have no bytes writes nothing (not the terminating chunk)', async () => {
+    const stream = feed();
+    const bytes = (event: SseEvent) => Buffer.from(event.data);
+    const respond = (source: Feed<SseEvent>) =>
+      eventStreamResponse(source, { ...options, frame: bytes, end: 'z', failure: () => '', ping: Buffer.from(':\n\n') }, { headers: { 'content-type': 'text/event-stream' } });
+    const { socket, received } = client(await serve(stream.source, respond));
+    socket.write('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n');
+    await until(() => stream.state.sink !== null && received.text.includes('\r\n\r\n'));
+    stream.push(1, '');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    stream.push(2, 'a');
+    await until(() => bodyOf(received.text).length > 0);
+    stream.state.sink!.end();
+    await until(() => received.text.endsWith('0\r\n\r\n'));
+    expect(bodyOf(received.text)).toBe(chunk('a') + chunk('z') + '0\r\n\r\n');
     socket.destroy();
   });
 
