@@ -457,7 +457,11 @@ export async function enforcementOfRuns(em: EntityManager, runIds: readonly stri
   const ids = [...new Set(runIds)];
   const records = ids.length ? await em.find(EnforcementRecordSchema, { runId: { $in: ids } }, { orderBy: { ordinal: 'asc' } }) : [];
   const byRun = new Map<string, EnforcementRecord[]>();
-  for (const r of records) byRun.set(r.runId, [...(byRun.get(r.runId) ?? []), r]);
+  for (const r of records) {
+    const rows = byRun.get(r.runId);
+    if (rows) rows.push(r);
+    else byRun.set(r.runId, [r]);
+  }
   const unrecorded = ids.filter((runId) => !byRun.get(runId)?.some((r) => r.stage === 'admission' && r.kind !== 'submit_tool_outputs'));
   const creates = await creatingAdmissions(em, unrecorded);
   return runIds.map((runId) => {
