@@ -11,6 +11,7 @@ import { feedOf, isAsyncIterable, mapFeed, type Feed } from '../src/lib/feed.js'
 import { findInputProblem, type InputProblem } from '../src/http/input-guard.js';
 import { InternalError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, invalidJson, unknownUrl } from '../schema/contracts.js';
 import { executeOperation } from './compiled-operations.js';
+import { jsonBody } from './json-body.js';
 import { loadOperations, type Operation } from './documents.js';
 import { appErrorResponse, badRequest, errorResponse, graphQLErrorResponse, zodErrorResponse } from './errors.js';
 import type { RestInput, RouteRow, RouteTable, SseEvent } from './route.js';
@@ -164,20 +165,6 @@ function documentResponse(row: RouteRow, table: RouteTable, JsonResponse: FetchA
 
 function problemResponse(problem: InputProblem): Response {
   return badRequest(problem.message, problem.param, problem.code);
-}
-
-/** Answers longer than this (in UTF-16 units) are sent as bytes, shorter ones as a string. */
-const LARGE_ANSWER_CHARS = 64 * 1024;
-
-/**
- * A JSON answer's body. A string body is measured for Content-Length (a pass over it) and encoded
- * again when written, so a large answer is encoded once here instead (10% of the CPU of a
- * 250 KB answer); a small one is cheaper as a string, which Node writes with the headers in one piece.
- */
-function jsonBody(payload: unknown): string | Uint8Array<ArrayBuffer> {
-  const text = JSON.stringify(payload);
-  // A Buffer from a string owns its own memory (never a SharedArrayBuffer).
-  return text.length > LARGE_ANSWER_CHARS ? (Buffer.from(text) as Uint8Array<ArrayBuffer>) : text;
 }
 
 function firstField(data: Record<string, unknown> | null | undefined): unknown {
