@@ -8,7 +8,7 @@
 // limits. Integer sums are exact (float sums drift: 0.1 + 0.2), and 2^53 nano-dollars is
 // about 9 million dollars per bucket and period.
 import { executeSql } from '../../db/sql.js';
-import type { EntityManager } from '@mikro-orm/core';
+import type { Connection, EntityManager, Transaction } from '@mikro-orm/core';
 import { BadRequestError, UsageLimitError } from '../../errors.js';
 import { uuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
@@ -285,42 +285,39 @@ export class UsageEngine {
     const units = specs.map((spec) => toUnits(spec.type, amountFor(spec.type, estimate)));
     const usage: BucketAmounts[] = [];
     const ensured = new Map<string, string>();
-    const outcome = await this.runtime
-      .fork()
-      .transactional(async (tx) => {
-        const items: ReservationItem[] = [];
-        for (const [i, spec] of specs.entries()) {
-          for (let upsert = false; ; upsert = true) {
-            const { bucketId, known } = await this.bucketOf(tx, spec, now, upsert, ensured);
-            const held = await exec<Row[]>(
-              tx,
-              'update usage_buckets set reserved = reserved + ?, updated_at = ? where id = ? and used + reserved < ? returning used, reserved',
-              [units[i], now, bucketId, limitToUnits(spec.type, spec.creditLimit)],
-              'all',
-            );
-            if (held.length === 1) {
-              items.push({ bucketId, units: units[i] });
-              usage.push({ currentUsage: fromUnits(spec.type, num(held[0].used)), reserved: fromUnits(spec.type, num(held[0].reserved)) });
-              break;
-            }
-            const row = await exec<Row | undefined>(tx, 'select used, reserved from usage_buckets where id = ?', [bucketId], 'get');
-            // A known bucket that is gone (removed by hand): upsert it again.
-            if (!row && known) continue;
-            throw new Refusal(spec, num(row?.used), num(row?.reserved));
+    const outcome = await this.transaction(undefined, async (tx) => {
+      const items: ReservationItem[] = [];
+      for (const [i, spec] of specs.entries()) {
+        for (let upsert = false; ; upsert = true) {
+          const { bucketId, known } = await this.bucketOf(tx, spec, now, upsert, ensured);
+          const held = await exec<Row[]>(
+            tx,
+            'update usage_buckets set reserved = reserved + ?, updated_at = ? where id = ? and used + reserved < ? returning used, reserved',
+            [units[i], now, bucketId, limitToUnits(spec.type, spec.creditLimit)],
+            'all',
+          );
+          if (held.length === 1) {
+            items.push({ bucketId, units: units[i] });
+            usage.push({ currentUsage: fromUnits(spec.type, num(held[0].used)), reserved: fromUnits(spec.type, num(held[0].reserved)) });
+            break;
           }
+          const row = await exec<Row | undefined>(tx, 'select used, reserved from usage_buckets where id = ?', [bucketId], 'get');
+          // A known bucket that is gone (removed by hand): upsert it again.
+          if (!row && known) continue;
+          throw new Refusal(spec, num(row?.used), num(row?.reserved));
         }
-        await exec(
-          tx,
-          "insert into usage_reservations (id, items, status, created_at, finished_at) values (?, ?, 'pending', ?, null)",
-          [reservation.id, JSON.stringify(items), now],
-          'run',
-        );
-        return items;
-      })
-      .catch((error: unknown) => {
-        if (error instanceof Refusal) return error;
-        throw error;
-      });
+      }
+      await exec(
+        tx,
+        "insert into usage_reservations (id, items, status, created_at, finished_at) values (?, ?, 'pending', ?, null)",
+        [reservation.id, JSON.stringify(items), now],
+        'run',
+      );
+      return items;
+    }).catch((error: unknown) => {
+      if (error instanceof Refusal) return error;
+      throw error;
+    });
     if (outcome instanceof Refusal) {
       const { spec } = outcome;
       return { ok: false, refusedBy: spec, currentUsage: fromUnits(spec.type, outcome.usedUnits), reserved: fromUnits(spec.type, outcome.reservedUnits) };
@@ -341,13 +338,13 @@ export class UsageEngine {
     if (reservation.items.length === 0) return;
     const now = this.runtime.clock.now();
     const units = reservation.specs.map((spec) => toUnits(spec.type, amountFor(spec.type, actual)));
-    const touched = await this.runtime.fork().transactional(async (tx) => {
+    const touched = await this.transaction(withClaim, async (tx, claimed) => {
       let giveBack = true;
       if (!(await this.claimReservation(tx, reservation.id, 'pending', 'settled', now))) {
         if (!(await this.claimReservation(tx, reservation.id, 'expired', 'settled', now))) return null;
         giveBack = false;
       }
-      await withClaim?.(tx);
+      await claimed();
       const out: TouchedBucket[] = [];
       for (const [i, spec] of reservation.specs.entries()) {
         const item = reservation.items[i];
@@ -373,9 +370,9 @@ export class UsageEngine {
   async release(reservation: Reservation, withClaim?: WithClaim): Promise<void> {
     if (reservation.items.length === 0) return;
     const now = this.runtime.clock.now();
-    await this.runtime.fork().transactional(async (tx) => {
+    await this.transaction(withClaim, async (tx, claimed) => {
       if (!(await this.claimReservation(tx, reservation.id, 'pending', 'released', now))) return;
-      await withClaim?.(tx);
+      await claimed();
       for (const item of reservation.items) {
         await exec(tx, 'update usage_buckets set reserved = reserved - ?, updated_at = ? where id = ?', [item.units, now, item.bucketId], 'run');
       }
@@ -612,8 +609,21 @@ export class UsageEngine {
     return expired;
   }
 
+  /**
+   * Runs `work` in one transaction; `claimed()` writes the caller's `withClaim` in it. Begun on the
+   * connection itself unless there is a `withClaim` (it writes through an EntityManager): a forked
+   * manager and MikroORM's transaction manager, which forks once more, cost about as much as a
+   * reservation's statements themselves. Isolation is the same either way: the connection's
+   * transaction (SQLite's one connection held until it ends; PostgreSQL's transaction).
+   */
+  private async transaction<T>(withClaim: WithClaim | undefined, work: (tx: Tx, claimed: () => Promise<void>) => Promise<T>): Promise<T> {
+    if (withClaim) return this.runtime.fork().transactional((em) => work(em, () => withClaim(em)));
+    const connection = this.runtime.orm.em.getConnection();
+    return connection.transactional((trx) => work(new ConnectionTx(connection, trx), nothingToClaim));
+  }
+
   /** The spec's current bucket: a known one (see `knownBuckets`) unless `upsert`, else `ensureBucket`'s, noted in `ensured`. */
-  private async bucketOf(tx: EntityManager, spec: LimitSpec, now: Date, upsert: boolean, ensured: Map<string, string>): Promise<{ bucketId: string; known: boolean }> {
+  private async bucketOf(tx: Tx, spec: LimitSpec, now: Date, upsert: boolean, ensured: Map<string, string>): Promise<{ bucketId: string; known: boolean }> {
     const key = this.runtime.instances.alone ? bucketKey(spec, now) : null;
     const known = key === null || upsert ? undefined : this.knownBuckets.get(key);
     if (known) return { bucketId: known, known: true };
@@ -631,7 +641,7 @@ export class UsageEngine {
   }
 
   /** The bucket row for the spec's current period, created if missing, with the spec's limits stored. */
-  private async ensureBucket(tx: EntityManager, spec: LimitSpec, now: Date): Promise<string> {
+  private async ensureBucket(tx: Tx, spec: LimitSpec, now: Date): Promise<string> {
     const rows = await exec<Row[]>(
       tx,
       'insert into usage_buckets (id, owner_type, owner_id, value_key, period_key, periodic_reset, type, used, reserved, credit_limit, alert_threshold, ' +
@@ -659,7 +669,7 @@ export class UsageEngine {
     return String(rows[0].id);
   }
 
-  private async claimReservation(tx: EntityManager, id: string, from: string, to: string, now: Date): Promise<boolean> {
+  private async claimReservation(tx: Tx, id: string, from: string, to: string, now: Date): Promise<boolean> {
     const result = await exec<{ affectedRows: number }>(
       tx,
       'update usage_reservations set status = ?, finished_at = ? where id = ? and status = ?',
@@ -781,7 +791,21 @@ function currentPeriodClause(now: Date): { sql: string; params: unknown[] } {
   };
 }
 
-const exec = <T>(em: EntityManager, sql: string, params: unknown[], method: 'all' | 'get' | 'run') => executeSql<T>(em, sql, params, method);
+/** A transaction begun on the connection itself (`UsageEngine.transaction`), without an EntityManager. */
+class ConnectionTx {
+  constructor(
+    readonly connection: Connection,
+    readonly trx: Transaction,
+  ) {}
+}
+
+/** Where a statement runs: a manager (in its transaction when it has one), or a ConnectionTx. */
+type Tx = EntityManager | ConnectionTx;
+
+const nothingToClaim = async (): Promise<void> => {};
+
+const exec = <T>(tx: Tx, sql: string, params: unknown[], method: 'all' | 'get' | 'run'): Promise<T> =>
+  tx instanceof ConnectionTx ? tx.connection.execute<T & object>(sql, params, method, tx.trx) : executeSql<T>(tx, sql, params, method);
 
 /** The app's one engine. */
 export function usageEngine(runtime: Runtime): UsageEngine {
