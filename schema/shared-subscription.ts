@@ -12,6 +12,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { setBounded } from '../src/lib/bounded-map.js';
 import { isAsyncIterable, isFeed, mapFeed, type Feed } from '../src/lib/feed.js';
+import { projectorFor, type Projector } from './subscription-projector.js';
 
 /**
  * Subscriptions followed by many clients at once (1,000 on one run's events): graphql-js executes
@@ -45,9 +46,10 @@ const feedsByContext = new WeakMap<object, Feed<ExecutionResult>>();
 export async function subscribeShared(args: ExecutionArgs): Promise<ExecutionResult | AsyncIterable<ExecutionResult>> {
   const source = await createSourceEventStream(args);
   if (!isAsyncIterable(source)) return source;
-  if (!(isFeed(source) && shared.has(source))) return perSubscriber(source, args);
+  const project = projectorFor(args);
+  if (!(isFeed(source) && shared.has(source))) return perSubscriber(source, args, project);
   const key = selectionKey(args);
-  const feed = mapFeed(source, (payload) => sharedResult(args, key, payload));
+  const feed = mapFeed(source, (payload) => sharedResult(args, project, key, payload));
   if (typeof args.contextValue === 'object' && args.contextValue !== null) feedsByContext.set(args.contextValue, feed);
   return feed;
 }
@@ -75,26 +77,29 @@ export function sharedSubscriptionPlugin(): Plugin {
 /** The last shared result handed out: a payload's subscribers take it one after another. */
 let last: { payload: object; key: string; result: ExecutionResult } | undefined;
 
-function sharedResult(args: ExecutionArgs, key: string, payload: unknown): ExecutionResult {
-  if (typeof payload !== 'object' || payload === null) return executeSync(args, payload);
+function sharedResult(args: ExecutionArgs, project: Projector | null, key: string, payload: unknown): ExecutionResult {
+  if (typeof payload !== 'object' || payload === null) return executeSync(args, project, payload);
   if (last?.payload === payload && last.key === key) return last.result;
-  const result = resultOf(args, key, payload);
+  const result = resultOf(args, project, key, payload);
   if (!result.errors?.length) last = { payload, key, result };
   return result;
 }
 
-function resultOf(args: ExecutionArgs, key: string, payload: object): ExecutionResult {
+function resultOf(args: ExecutionArgs, project: Projector | null, key: string, payload: object): ExecutionResult {
   let byKey = results.get(payload);
   const known = byKey?.get(key);
   if (known) return known;
-  const result = executeSync(args, payload);
+  const result = executeSync(args, project, payload);
   if (result.errors?.length) return result;
   if (!byKey) results.set(payload, (byKey = new Map()));
   byKey.set(key, result);
   return result;
 }
 
-function executeSync(args: ExecutionArgs, payload: unknown): ExecutionResult {
+/** The payload's result: projected when the selection allows it (see subscription-projector.ts), else executed. */
+function executeSync(args: ExecutionArgs, project: Projector | null, payload: unknown): ExecutionResult {
+  const projected = project?.(payload);
+  if (projected) return projected;
   const result = execute({ ...args, rootValue: payload });
   // A shared source's selection resolves from the payload alone, hence synchronously.
   if ('then' in result) throw new Error('A shared subscription resolved its selection asynchronously.');
@@ -153,14 +158,17 @@ function documentId(document: DocumentNode): number {
   return id;
 }
 
-/** graphql-js's mapping of source events to results; `return()` reaches the source at once. */
-function perSubscriber(source: AsyncIterable<unknown>, args: ExecutionArgs): AsyncIterableIterator<ExecutionResult> {
+/**
+ * graphql-js's mapping of source events to results (projected when the selection allows it);
+ * `return()` reaches the source at once.
+ */
+function perSubscriber(source: AsyncIterable<unknown>, args: ExecutionArgs, project: Projector | null): AsyncIterableIterator<ExecutionResult> {
   const iterator = source[Symbol.asyncIterator]();
   const mapped: AsyncIterableIterator<ExecutionResult> = {
     async next() {
       const next = await iterator.next();
       if (next.done) return next;
-      return { value: await execute({ ...args, rootValue: next.value }), done: false };
+      return { value: project?.(next.value) ?? (await execute({ ...args, rootValue: next.value })), done: false };
     },
     async return() {
       await iterator.return?.();
