@@ -1,15 +1,18 @@
 import type { GraphQLSchema } from 'graphql';
 import type { ZodType } from 'zod';
+import type { RequestContext } from '../src/context.js';
 import type { Operation } from './documents.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/** What a row's mappers see of the request, in wire terms (validated body and query). */
+/** What a row's mappers see of the request, in wire terms (validated body and query), and its context. */
 export interface RestInput<Body = any, Query = any> {
   params: Record<string, string>;
   body: Body;
   query: Query;
   headers: Headers;
+  /** The request's context, the one its operation's resolvers get (a parsed body is left there for them). */
+  context: RequestContext;
 }
 
 export interface RestRefusal {

@@ -7,6 +7,7 @@
  */
 import { z, type AnyZodObject, type ZodTypeAny } from 'zod';
 import { parseContract } from '../src/lib/contract.js';
+import type { RequestContext } from '../src/context.js';
 import type { InputObjectRef } from '@pothos/core';
 import { builder } from './builder.js';
 
@@ -95,21 +96,13 @@ function rekey(contract: AnyZodObject, value: unknown, toWire: boolean): unknown
 }
 
 /**
- * REST bodies their row has already parsed with an operation's contract (or the contract extended
- * with REST-only keys), by request and contract: the resolver of that operation takes the parsed
- * body rather than parsing its GraphQL input, which is the same body re-keyed, a second time (a
- * run's body was parsed twice per request). Keyed by the request's Headers object, the one object
- * both the REST row's input and the resolver's context (its request) hold.
- */
-const parsedBodies = new WeakMap<Headers, Map<AnyZodObject, Record<string, unknown>>>();
-
-/**
  * A GraphQL input, parsed by its contract (the contract's 400 when it does not hold). With the
- * resolver's context: a body the request's REST row has parsed with this contract (`parsedInput`)
- * is taken as parsed.
+ * resolver's context: a body the request's REST row has parsed with this contract (`parsedInput`
+ * left it on the context) is taken as parsed, rather than its GraphQL input, which is the same body
+ * re-keyed, parsed a second time (a run's body was parsed twice per request).
  */
-export function parseInput<S extends AnyZodObject>(contract: S, input: unknown, ctx?: { request?: Request }): z.output<S> {
-  const parsed = ctx?.request && parsedBodies.get(ctx.request.headers)?.get(contract);
+export function parseInput<S extends AnyZodObject>(contract: S, input: unknown, ctx?: Pick<RequestContext, 'parsedBodies'>): z.output<S> {
+  const parsed = ctx?.parsedBodies?.get(contract);
   if (parsed) return parsed as z.output<S>;
   return parseContract(contract, rekey(contract, input ?? {}, true));
 }
@@ -121,15 +114,14 @@ export function graphqlInput(contract: AnyZodObject, body: unknown): Record<stri
 
 /**
  * `graphqlInput` of a body the REST row has parsed with `contract` (its `body` schema is the
- * contract, possibly extended): the resolver's `parseInput(contract, input, ctx)` of the same
- * request then takes this parsed body, its keys limited to the contract's, instead of parsing again.
+ * contract, possibly extended): the parsed body, its keys limited to the contract's, is left on the
+ * request's context, where the resolver's `parseInput(contract, input, ctx)` takes it instead of
+ * parsing again. The context lives as long as the request's execution, no longer.
  */
-export function parsedInput(contract: AnyZodObject, rest: { body: unknown; headers: Headers }): Record<string, unknown> {
+export function parsedInput(contract: AnyZodObject, rest: { body: unknown; context: Pick<RequestContext, 'parsedBodies'> }): Record<string, unknown> {
   const body = rest.body as Record<string, unknown>;
   const parsed: Record<string, unknown> = {};
   for (const key of Object.keys(contract.shape)) if (key in body) parsed[key] = body[key];
-  const byContract = parsedBodies.get(rest.headers) ?? new Map<AnyZodObject, Record<string, unknown>>();
-  byContract.set(contract, parsed);
-  parsedBodies.set(rest.headers, byContract);
+  (rest.context.parsedBodies ??= new Map()).set(contract, parsed);
   return graphqlInput(contract, body);
 }

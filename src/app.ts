@@ -1,9 +1,11 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { RequestListener } from 'node:http';
+import { createYoga } from 'graphql-yoga';
 import type { RequestContext } from './context.js';
 import type { Config } from './config.js';
 import { consolePlugin } from './http/console.js';
 import { edgePlugins } from './http/edge.js';
+import { frontDoor } from './http/front-door.js';
 import { offlineGraphiQL } from './http/graphiql.js';
 import { graphqlStreamPlugin } from './http/graphql-stream.js';
 import { GRAPHQL_PATH, GRAPHQL_STREAM_PATH } from './http/served-paths.js';
@@ -12,11 +14,15 @@ import { domainModules } from './modules/index.js';
 import { bootstrap, type BootstrapResult } from './modules/tenancy/bootstrap.js';
 import { createRequestContext, documentErrorsPlugin, inputGuardPlugin, maskingPlugin, schema } from '../schema/index.js';
 import { sharedSubscriptionPlugin } from '../schema/shared-subscription.js';
-import { restPlugin } from '../rest/plugin.js';
+import { restHandler } from '../rest/handler.js';
 
 export interface App {
   runtime: Runtime;
-  yoga: YogaServerInstance<Record<string, unknown>, RequestContext>;
+  /**
+   * The app as a node:http listener (what servers mount): REST under /v1 answered by the REST
+   * layer, everything else by Yoga (src/http/front-door.ts). Named for what it once was.
+   */
+  yoga: RequestListener;
   bootstrapResult: BootstrapResult;
   /** The app as a fetch handler (tests call it in-process). */
   fetch(request: Request): Promise<Response>;
@@ -59,15 +65,15 @@ export async function createApp(config: Config, options: RuntimeOptions = {}): P
         blockFieldSuggestion: { enabled: false },
       }),
       graphqlStreamPlugin(runtime, GRAPHQL_STREAM_PATH),
-      restPlugin({ runtime, schema }),
     ],
   });
+  const door = frontDoor(runtime, yoga, restHandler({ runtime, schema }));
 
   return {
     runtime,
-    yoga,
+    yoga: door.listener,
     bootstrapResult,
-    fetch: async (request) => yoga.fetch(request),
+    fetch: door.fetch,
     close: () => runtime.close(),
   };
 }

@@ -42,4 +42,9 @@ export interface RequestContext extends ServiceContext {
   response: { headers: Record<string, string>; status?: number };
   /** Tasks to run after the response is sent (async guardrails, bookkeeping). */
   afterResponse: Array<() => Promise<void>>;
+  /**
+   * REST bodies the request's row has parsed, by the contract that parsed them: the resolver
+   * behind the row takes them as parsed (schema/contract-input.ts `parsedInput`, `parseInput`).
+   */
+  parsedBodies?: Map<object, Record<string, unknown>>;
 }

@@ -1,5 +1,3 @@
-import type { Plugin } from 'graphql-yoga';
-import { contextOf } from './request-context.js';
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../lib/logger.js';
 import { elapsedSeconds, requestIdOf } from './request-id.js';
@@ -38,20 +36,16 @@ export function accessLogFields(input: AccessLogInput): Record<string, string | 
  * One access line per request; failures at warn so they still show at LOG_LEVEL=warn. The line is
  * built only when its level is on (this runs for every request).
  */
-export function accessLogPlugin(logger: Logger): Plugin {
-  return {
-    onResponse({ request, response }) {
-      const level = response.status >= 500 ? 'warn' : 'info';
-      if (!logger.isLevelEnabled(level)) return;
-      const fields = accessLogFields({
-        requestId: requestIdOf(request).id,
-        method: request.method,
-        route: routeOf(request),
-        status: response.status,
-        seconds: elapsedSeconds(request),
-        principal: contextOf(request)?.principal,
-      });
-      logger[level](fields, level === 'warn' ? 'request failed' : 'request');
-    },
-  };
+export function logAccess(logger: Logger, request: Request, response: Response, principal: Principal | undefined): void {
+  const level = response.status >= 500 ? 'warn' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
+  const fields = accessLogFields({
+    requestId: requestIdOf(request).id,
+    method: request.method,
+    route: routeOf(request),
+    status: response.status,
+    seconds: elapsedSeconds(request),
+    principal,
+  });
+  logger[level](fields, level === 'warn' ? 'request failed' : 'request');
 }

@@ -5,7 +5,6 @@
  * 401 on them carries it too), the resolvers of model work mark theirs (`schema/data-plane.ts`:
  * GraphQL mutations included), and the edge stamps the header when the response is ready.
  */
-import type { Plugin } from 'graphql-yoga';
 import type { Metrics } from '../lib/metrics.js';
 import { requestIdOf } from './request-id.js';
 
@@ -22,13 +21,9 @@ export function markDataPlane(request: Request): void {
  * time from the request's arrival to its answer being ready (for a stream, to the stream's
  * start). Run routes execute the model in the background, so none of the model's time is in it.
  */
-export function overheadPlugin(metrics: Metrics): Plugin {
-  return {
-    onResponse({ request, response }) {
-      if (!dataPlaneRequests.has(request) || response.headers.has(OVERHEAD_HEADER)) return;
-      const ms = performance.now() - requestIdOf(request).startedAt;
-      response.headers.set(OVERHEAD_HEADER, ms.toFixed(3));
-      metrics.overhead.observe(ms / 1000);
-    },
-  };
+export function stampOverhead(metrics: Metrics, request: Request, response: Response): void {
+  if (!dataPlaneRequests.has(request) || response.headers.has(OVERHEAD_HEADER)) return;
+  const ms = performance.now() - requestIdOf(request).startedAt;
+  response.headers.set(OVERHEAD_HEADER, ms.toFixed(3));
+  metrics.overhead.observe(ms / 1000);
 }

@@ -1,4 +1,3 @@
-import type { Plugin } from 'graphql-yoga';
 import type { RequestContext } from '../context.js';
 
 /**
@@ -18,16 +17,12 @@ export function contextOf(request: Request): RequestContext | undefined {
 
 /**
  * Lets go of the request's context once the edge has finished the response with it (the last
- * response plugin of the edge). A context holds a forked EntityManager, a graph of some hundred
+ * step of src/http/edge.ts finishResponse). A context holds a forked EntityManager, a graph of some hundred
  * objects: held by this WeakMap until the request itself is collected, every one of them survived
  * the young generation's collections and went to the old one, which cost more than building it
  * (measured: a request and its fork 15-20 µs of CPU each, 55-60 µs when the fork waited here for the
  * request to go). An answer still streaming keeps its context where it runs (the subscription).
  */
-export function releaseContextPlugin(): Plugin {
-  return {
-    onResponse({ request }) {
-      contexts.delete(request);
-    },
-  };
+export function releaseContext(request: Request): void {
+  contexts.delete(request);
 }

@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 /**
  * The request id every response carries in `x-gateway-request-id` (logs and the 500 message name
  * it too): the caller's own when it is sane, else a fresh one. The request's clock starts when its
- * id is first asked for, which the edge's first plugin does, so durations cover the whole request.
+ * id is first asked for, which the edge does first, so durations cover the whole request.
  */
 export const REQUEST_ID_HEADER = 'x-gateway-request-id';
 
@@ -29,14 +29,16 @@ export function elapsedSeconds(request: Request): number {
   return (performance.now() - requestIdOf(request).startedAt) / 1000;
 }
 
-/** Gives each request its id on arrival and puts it on the response. */
+/** Gives each request Yoga answers its id on arrival (the REST edge does it itself: src/http/front-door.ts). */
 export function requestIdPlugin(): Plugin {
   return {
     onRequest({ request }) {
       requestIdOf(request);
     },
-    onResponse({ request, response }) {
-      response.headers.set(REQUEST_ID_HEADER, requestIdOf(request).id);
-    },
   };
+}
+
+/** Puts the request's id on its response. */
+export function stampRequestId(request: Request, response: Response): void {
+  response.headers.set(REQUEST_ID_HEADER, requestIdOf(request).id);
 }

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
-import type { FetchAPI, Plugin } from 'graphql-yoga';
+import { Response as ServerResponse } from '@whatwg-node/fetch';
 import { createRequestContext, maskError, type RequestContext, type Runtime } from '../schema/index.js';
 import { subscribeShared } from '../schema/shared-subscription.js';
 import { readLimited } from '../src/http/body-limit.js';
@@ -25,12 +25,16 @@ export interface RestOptions {
   routes?: RouteRow[];
 }
 
+/** Answers one `/v1` request (its parsed URL beside it): see `restHandler`. */
+export type RestHandler = (request: Request, url: URL) => Promise<Response>;
+
 /**
- * The REST compatibility layer as one Yoga plugin: it answers every `/v1` request itself, before
- * Yoga's GraphQL-over-HTTP handling, by running the row's pre-validated operation through the same
- * context (authentication), execution and error masking as `/graphql`.
+ * The REST compatibility layer: it answers every `/v1` request by running the row's pre-validated
+ * operation through the same context (authentication), execution and error masking as `/graphql`.
+ * The edge's work around each answer (request id, CORS, metrics, access line) is the front door's
+ * (src/http/front-door.ts), which calls this before Yoga would see the request.
  */
-export function restPlugin(options: RestOptions): Plugin {
+export function restHandler(options: RestOptions): RestHandler {
   const rows = options.routes ?? defaultRoutes;
   const operations = loadOperations(options.schema);
   for (const row of rows) {
@@ -39,24 +43,10 @@ export function restPlugin(options: RestOptions): Plugin {
       if (!operations.has(name)) throw new Error(`Route ${row.method} ${row.path} names unknown operation ${name}.`);
     }
   }
-  return {
-    async onRequest({ request, url, endResponse, fetchAPI }) {
-      if (url.pathname !== '/v1' && !url.pathname.startsWith('/v1/')) return;
-      endResponse(await handle(options, rows, operations, request, url, fetchAPI.Response));
-    },
-  };
+  return (request, url) => handle(options, rows, operations, request, url);
 }
 
-async function handle(
-  options: RestOptions,
-  rows: RouteRow[],
-  operations: ReadonlyMap<string, Operation>,
-  request: Request,
-  url: URL,
-  // The server adapter's own Response: it writes a string or Buffer body to the socket as it is,
-  // where the global (undici) Response would be read back through a web stream.
-  JsonResponse: FetchAPI['Response'],
-): Promise<Response> {
+async function handle(options: RestOptions, rows: RouteRow[], operations: ReadonlyMap<string, Operation>, request: Request, url: URL): Promise<Response> {
   const { runtime, schema } = options;
   const { id: requestId } = requestIdOf(request);
   const match = matchRoute(rows, request.method, url.pathname);
@@ -68,7 +58,7 @@ async function handle(
   }
   const { row, params } = match;
   recordRoute(request, row.path);
-  if (row.document) return documentResponse(row, { rows, schema, operations }, JsonResponse);
+  if (row.document) return documentResponse(row, { rows, schema, operations });
   if (row.dataPlane) markDataPlane(request);
 
   let context: RequestContext;
@@ -109,7 +99,7 @@ async function handle(
     if (!parsed.success) return zodErrorResponse(parsed.error, rawQuery, 'query');
     query = parsed.data;
   }
-  const input: RestInput = { params, body, query, headers: request.headers };
+  const input: RestInput = { params, body, query, headers: request.headers, context };
   if (large) await nextTurn();
 
   const operation = operations.get(row.operation!)!;
@@ -145,7 +135,9 @@ async function handle(
   }
 
   const payload = row.result ? row.result(result.data, input) : firstField(result.data);
-  return new JsonResponse(jsonBody(payload ?? {}), {
+  // The server adapter's own Response: it writes a string or Buffer body to the socket as it is,
+  // where the global (undici) Response would be read back through a web stream.
+  return new ServerResponse(jsonBody(payload ?? {}), {
     status: context.response.status ?? row.status ?? 200,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });
@@ -155,12 +147,12 @@ async function handle(
 const documents = new WeakMap<RouteRow[], Map<RouteRow, string>>();
 
 /** A row's public document (no API key: it is answered before authentication). */
-function documentResponse(row: RouteRow, table: RouteTable, JsonResponse: FetchAPI['Response']): Response {
+function documentResponse(row: RouteRow, table: RouteTable): Response {
   let built = documents.get(table.rows);
   if (!built) documents.set(table.rows, (built = new Map()));
   let text = built.get(row);
   if (text === undefined) built.set(row, (text = JSON.stringify(row.document!(table))));
-  return new JsonResponse(text, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
+  return new ServerResponse(text, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
 }
 
 function problemResponse(problem: InputProblem): Response {

@@ -1,0 +1,93 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { getCORSHeadersByRequestAndOptions, normalizeNodeRequest, sendNodeResponse } from '@whatwg-node/server';
+import type { YogaServerInstance } from 'graphql-yoga';
+import type { RequestContext } from '../context.js';
+import { InternalError } from '../errors.js';
+import type { Runtime } from '../runtime.js';
+import { finishResponse } from './edge.js';
+import { appErrorResponse } from './error-response.js';
+import { requestIdOf } from './request-id.js';
+import { isRestPath } from './served-paths.js';
+
+/** The gateway's way in, for node:http (`listener`) and in-process callers (`fetch`). */
+export interface FrontDoor {
+  listener: RequestListener;
+  fetch(request: Request): Promise<Response>;
+}
+
+/**
+ * Where every request comes in: REST (`/v1`) goes to the REST layer with the edge's work around
+ * it, anything else to Yoga (GraphQL, the operations endpoints, the console, 404s). A REST request
+ * never meets Yoga's server adapter: its request and response hooks (a dozen plugins each way,
+ * each step a promise) and its handler chain cost a REST read about a sixth of its CPU
+ * (GET /v1/collections/{id}, 20 children: 1.28 → 1.06 ms per request, A/B in one process), for
+ * nothing a REST answer needs. What the adapter did for REST is done here the same way, with its
+ * own functions: the Request built from node's request (its signal aborts when the client goes),
+ * CORS as its default (`cors` unset in createYoga) answers it, the Response written to node's
+ * response; the edge's own work is `finishResponse`, shared with Yoga's responses.
+ */
+export function frontDoor(
+  runtime: Runtime,
+  yoga: YogaServerInstance<Record<string, unknown>, RequestContext>,
+  rest: (request: Request, url: URL) => Promise<Response>,
+): FrontDoor {
+  const finish = finishResponse(runtime);
+
+  async function answerRest(request: Request, url: URL): Promise<Response> {
+    // The request's clock starts with its id.
+    const { id } = requestIdOf(request);
+    let response: Response;
+    if (request.method.toUpperCase() === 'OPTIONS') {
+      // A CORS preflight, answered as Yoga answers one (Safari waits for a body without the length).
+      response = new yoga.fetchAPI.Response(null, { status: 204, headers: { 'Content-Length': '0' } });
+    } else {
+      try {
+        response = await rest(request, url);
+      } catch (error) {
+        runtime.logger.error({ err: error, requestId: id }, 'REST request failed');
+        response = appErrorResponse(new InternalError(id));
+      }
+    }
+    const cors = getCORSHeadersByRequestAndOptions(request, {});
+    if (cors) for (const name in cors) response.headers.set(name, cors[name]);
+    finish(request, response);
+    return response;
+  }
+
+  return {
+    listener(req: IncomingMessage, res: ServerResponse) {
+      const url = restUrlOf(req.url ?? '/');
+      if (!url) {
+        void yoga(req, res);
+        return;
+      }
+      // As Yoga's adapter does: the fetch API's Request over node's (custom abort controller when
+      // the fetch API is the ponyfill), and the single-writeHead answer.
+      const request = normalizeNodeRequest(req, yoga.fetchAPI, res, yoga.fetchAPI.Request !== globalThis.Request);
+      answerRest(request, url)
+        .then((response) => sendNodeResponse(response, res, req, true))
+        .catch((error: unknown) => {
+          runtime.logger.error({ err: error }, 'REST response could not be written');
+          res.destroy();
+        });
+    },
+    async fetch(request) {
+      const url = new URL(request.url);
+      return isRestPath(url.pathname) ? answerRest(request, url) : yoga.fetch(request);
+    },
+  };
+}
+
+/**
+ * The URL of a REST request from node's request target, or null for any other path. A path is
+ * parsed only when it could be REST: it starts with /v1, or it has what URL parsing rewrites (dot
+ * segments, percent-encoded dots, backslashes) or is not origin-form, so that the same path goes
+ * where Yoga's URL would have sent it.
+ */
+function restUrlOf(target: string): URL | null {
+  const query = target.indexOf('?');
+  const path = query === -1 ? target : target.slice(0, query);
+  if (path.startsWith('/') && !path.startsWith('/v1') && !/[.%\\]/.test(path)) return null;
+  const url = new URL(target, 'http://localhost');
+  return isRestPath(url.pathname) ? url : null;
+}
