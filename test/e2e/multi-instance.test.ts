@@ -5,77 +5,11 @@
  * every run A held (queued ones run, the one in progress fails as interrupted) and none runs twice.
  * Needs TEST_DATABASE_URL (PostgreSQL): SQLite is one process per database file.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onPostgres, testDatabase, TEST_SECRET_KEY, type TestDatabase } from '../helpers/database.js';
+import { onPostgres, testDatabase, type TestDatabase } from '../helpers/database.js';
+import { BETA, call, KEY, ok, startInstance, stopInstances, waitTerminal, type Instance } from '../helpers/instances.js';
 
-const root = join(import.meta.dirname, '..', '..');
-const KEY = 'gk_live_multiinstance0000000000000000000000000';
-const BETA = { 'OpenAI-Beta': 'assistants=v2' };
 const DATA_PLANE = { 'x-gateway-virtual-key': 'local', ...BETA };
-
-interface Instance {
-  name: string;
-  child: ChildProcessWithoutNullStreams;
-  base: string;
-  output: () => string;
-  exited: Promise<unknown>;
-}
-
-async function startInstance(name: string, database: string, env: Record<string, string> = {}): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'server.ts')], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH!,
-      HOME: process.env.HOME ?? root,
-      DATABASE_URL: database,
-      PORT: '0',
-      GATEWAY_SECRET_KEY: TEST_SECRET_KEY,
-      GATEWAY_BOOTSTRAP_API_KEY: KEY,
-      RUN_LEASE_MS: '1500',
-      RUN_SWEEP_INTERVAL_MS: '300',
-      ...env,
-    },
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  const until = Date.now() + 60_000;
-  while (!/listening on http:\/\/127\.0\.0\.1:\d+/.test(out)) {
-    if (Date.now() > until || child.exitCode !== null) throw new Error(`${name} did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const port = out.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/)![1];
-  return { name, child, base: `http://127.0.0.1:${port}`, output: () => out, exited };
-}
-
-async function call(instance: Instance, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, key = KEY) {
-  const response = await fetch(instance.base + path, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-gateway-api-key': key, ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text.startsWith('{') ? JSON.parse(text) : text };
-}
-
-async function ok(instance: Instance, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const r = await call(instance, method, path, body, headers);
-  expect(r.status, `${instance.name} ${method} ${path}: ${JSON.stringify(r.body)}`).toBeLessThan(300);
-  return r.body;
-}
-
-async function waitTerminal(instance: Instance, threadId: string, runId: string, ms = 30_000): Promise<any> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const run = await ok(instance, 'GET', `/v1/threads/${threadId}/runs/${runId}`, undefined, BETA);
-    if (['completed', 'failed', 'incomplete', 'cancelled', 'expired', 'requires_action'].includes(run.status)) return run;
-    if (Date.now() > until) throw new Error(`run ${runId} stayed ${run.status}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** The run's logged events (`event` names and ids), read through REST. */
 async function loggedEvents(instance: Instance, threadId: string, runId: string): Promise<{ id: number; event: string }[]> {
@@ -101,12 +35,7 @@ describe.skipIf(!onPostgres)('two gateway instances on one PostgreSQL database',
   }, 120_000);
 
   afterAll(async () => {
-    for (const instance of [a, b]) {
-      if (instance && instance.child.exitCode === null && instance.child.signalCode === null) {
-        instance.child.kill('SIGTERM');
-        await instance.exited;
-      }
-    }
+    await stopInstances([a, b]);
     await database?.release();
   }, 60_000);
 

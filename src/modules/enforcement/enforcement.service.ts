@@ -56,10 +56,12 @@ type AdmissionToSettle = Pick<EnforcementRecord, 'id' | 'reservation' | 'prices'
 /**
  * The admission records this process wrote for runs that have not ended, in order. `complete`
  * when this process committed the run's first admission (its create; among them unless it needed
- * no record, see recordAdmissionDecisions): then a run none of whose admissions
- * holds a reservation ends without touching the database, and, alone on the database (no other
- * instance can admit a submission to it), it settles without reading its records back. Otherwise
- * (a submission to a run admitted before a restart, or by another instance) they are read.
+ * no record, see recordAdmissionDecisions). Alone on the database (no other instance can admit a
+ * submission to the run) a complete list is all the run's admissions: a run none of which holds a
+ * reservation ends without touching the database, any other settles without reading its records
+ * back. Otherwise (a submission to a run admitted before a restart; instances sharing the
+ * database, where a submission may have been admitted by another, with a reservation this process
+ * never saw) they are read (test: e2e/multi-instance-settlement).
  */
 interface RunAdmissions {
   complete: boolean;
@@ -372,9 +374,9 @@ export async function runFinished(runtime: Runtime, run: RunSummary, usage: RunU
   const runs = admittedRuns(runtime);
   const known = runs.get(run.id);
   runs.delete(run.id);
-  if (known?.complete) {
+  if (known?.complete && runtime.instances.alone) {
     if (!known.records.some((r) => r.reservation)) return;
-    if (runtime.instances.alone) return settleAdmissions(runtime, run.id, known.records, usage, run.model);
+    return settleAdmissions(runtime, run.id, known.records, usage, run.model);
   }
   await settleRun(runtime, run.id, usage, run.model);
 }
