@@ -11,7 +11,7 @@ import type { Operation } from './documents.js';
  * was most of the execution: measured under load, A/B in one process, server CPU per
  * `GET /v1/collections/{id}` fell 15% with 20 children and 33% with 1,000. A mutation's root fields
  * run one after another there as in graphql-js (a row's operation has one). Subscriptions are not
- * executed here (rest/plugin.ts subscribes through schema/shared-subscription.ts).
+ * executed here (rest/handler.ts subscribes through schema/shared-subscription.ts).
  */
 export async function executeOperation(
   schema: GraphQLSchema,

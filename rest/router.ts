@@ -7,6 +7,8 @@ export type RouteMatch =
 
 interface CompiledRow {
   row: RouteRow;
+  /** The path up to its first parameter: a path without it cannot match (tested before the pattern). */
+  prefix: string;
   pattern: RegExp;
   names: string[];
 }
@@ -22,7 +24,8 @@ function compile(rows: RouteRow[]): CompiledRow[] {
         names.push(name);
         return '([^/]+)';
       });
-      return { row, names, pattern: new RegExp(`^${source}/?$`) };
+      const parameter = row.path.indexOf(':');
+      return { row, names, prefix: parameter === -1 ? row.path : row.path.slice(0, parameter), pattern: new RegExp(`^${source}/?$`) };
     });
     compiled.set(rows, out);
   }
@@ -31,12 +34,13 @@ function compile(rows: RouteRow[]): CompiledRow[] {
 
 /** Finds the row for a method and path; a known path with another method is a 405 with `Allow`. */
 export function matchRoute(rows: RouteRow[], method: string, pathname: string): RouteMatch {
-  const allow = new Set<string>();
-  for (const { row, pattern, names } of compile(rows)) {
+  let allow: Set<string> | undefined;
+  for (const { row, prefix, pattern, names } of compile(rows)) {
+    if (!pathname.startsWith(prefix)) continue;
     const m = pattern.exec(pathname);
     if (!m) continue;
     if (row.method !== method) {
-      allow.add(row.method);
+      (allow ??= new Set()).add(row.method);
       continue;
     }
     const params: Record<string, string> = {};
@@ -45,7 +49,7 @@ export function matchRoute(rows: RouteRow[], method: string, pathname: string): 
     });
     return { kind: 'found', row, params };
   }
-  return allow.size ? { kind: 'method_not_allowed', allow: [...allow].sort() } : { kind: 'not_found' };
+  return allow ? { kind: 'method_not_allowed', allow: [...allow].sort() } : { kind: 'not_found' };
 }
 
 function safeDecode(part: string): string {

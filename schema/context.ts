@@ -29,6 +29,7 @@ export async function createRequestContext(runtime: Runtime, request: Request): 
     }
     throw error;
   }
+  let log: RequestContext['log'] | undefined;
   const context: RequestContext = {
     runtime,
     principal,
@@ -38,7 +39,10 @@ export async function createRequestContext(runtime: Runtime, request: Request): 
     request,
     caller: callerFacts(request.headers),
     startedAt,
-    log: runtime.logger.child({ requestId }),
+    // Made when first used: most requests log nothing of their own (the access line is the edge's).
+    get log() {
+      return (log ??= runtime.logger.child({ requestId }));
+    },
     response: { headers: {} },
     afterResponse: [],
   };

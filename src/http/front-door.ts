@@ -32,6 +32,10 @@ export function frontDoor(
   rest: (request: Request, url: URL) => Promise<Response>,
 ): FrontDoor {
   const finish = finishResponse(runtime);
+  // Read once: every property of the Yoga instance is looked up through its adapter's proxy.
+  const fetchAPI = yoga.fetchAPI;
+  const customAbort = fetchAPI.Request !== globalThis.Request;
+  const graphqlFetch = yoga.fetch;
 
   async function answerRest(request: Request, url: URL): Promise<Response> {
     // The request's clock starts with its id.
@@ -39,7 +43,7 @@ export function frontDoor(
     let response: Response;
     if (request.method.toUpperCase() === 'OPTIONS') {
       // A CORS preflight, answered as Yoga answers one (Safari waits for a body without the length).
-      response = new yoga.fetchAPI.Response(null, { status: 204, headers: { 'Content-Length': '0' } });
+      response = new fetchAPI.Response(null, { status: 204, headers: { 'Content-Length': '0' } });
     } else {
       try {
         response = await rest(request, url);
@@ -63,7 +67,7 @@ export function frontDoor(
       }
       // As Yoga's adapter does: the fetch API's Request over node's (custom abort controller when
       // the fetch API is the ponyfill), and the single-writeHead answer.
-      const request = normalizeNodeRequest(req, yoga.fetchAPI, res, yoga.fetchAPI.Request !== globalThis.Request);
+      const request = normalizeNodeRequest(req, fetchAPI, res, customAbort);
       answerRest(request, url)
         .then((response) => sendNodeResponse(response, res, req, true))
         .catch((error: unknown) => {
@@ -73,7 +77,7 @@ export function frontDoor(
     },
     async fetch(request) {
       const url = new URL(request.url);
-      return isRestPath(url.pathname) ? answerRest(request, url) : yoga.fetch(request);
+      return isRestPath(url.pathname) ? answerRest(request, url) : graphqlFetch(request);
     },
   };
 }
