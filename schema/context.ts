@@ -30,6 +30,7 @@ export async function createRequestContext(runtime: Runtime, request: Request): 
     throw error;
   }
   let log: RequestContext['log'] | undefined;
+  let caller: RequestContext['caller'] | undefined;
   const context: RequestContext = {
     runtime,
     principal,
@@ -37,7 +38,10 @@ export async function createRequestContext(runtime: Runtime, request: Request): 
     em: runtime.fork(),
     requestId,
     request,
-    caller: callerFacts(request.headers),
+    // Read when first asked for: only model traffic reads the caller's headers.
+    get caller() {
+      return (caller ??= callerFacts(request.headers));
+    },
     startedAt,
     // Made when first used: most requests log nothing of their own (the access line is the edge's).
     get log() {
