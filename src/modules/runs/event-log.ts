@@ -82,7 +82,51 @@ export async function insertEvents(tx: EntityManager, now: Date, batches: readon
 }
 
 export function publishEvents(runtime: Runtime, runId: string, records: readonly RunEventRecord[]): void {
+  keepPublished(runtime, runId, records);
   for (const record of records) runtime.pubsub.publish(runEventsTopic(runId), record);
+}
+
+/**
+ * The log of each run created here since start, as published, while it is going: a follower
+ * starting on one of them (a streamed run's own request, first of all) takes its catch-up from
+ * here rather than reading the log back (see RunFollower). Kept only by a process alone on its
+ * database (SQLite): then every event of the run is committed and published by this process, so
+ * what was published is the log, less what was committed and is about to be published, which
+ * reaches the follower live. A run's log starts when the transaction that creates it numbers its
+ * first events (`startPublishedLog`, before its commit: nothing of the run can be published
+ * earlier) and is dropped at the run's end, at a publication out of order (what was published
+ * before it would be missing), past PUBLISHED_EVENTS_LIMIT events, or for the RUNS_LIMIT newest.
+ * A run not (or no longer) kept is read from the database.
+ */
+const publishedLogs = (runtime: Runtime) => runtime.singleton('runs.publishedLogs', () => new Map<string, RunEventRecord[]>());
+const PUBLISHED_RUNS_LIMIT = 1_000;
+const PUBLISHED_EVENTS_LIMIT = 1_000;
+
+/** A run created by a transaction of this process: its published events are kept from its first. */
+export function startPublishedLog(runtime: Runtime, runId: string): void {
+  if (runtime.instances.alone) setBounded(publishedLogs(runtime), runId, [], PUBLISHED_RUNS_LIMIT);
+}
+
+function keepPublished(runtime: Runtime, runId: string, records: readonly RunEventRecord[]): void {
+  const logs = publishedLogs(runtime);
+  const log = logs.get(runId);
+  if (!log) return;
+  for (const record of records) {
+    if (record.sequence !== log.length + 1 || log.length >= PUBLISHED_EVENTS_LIMIT || endsRun(record.event)) {
+      logs.delete(runId);
+      return;
+    }
+    log.push(record);
+  }
+}
+
+/**
+ * The run's events after `after` as this process published them (all that is committed but what
+ * is about to be published), or null when it does not keep the run's log (read it from the database).
+ */
+export function publishedEvents(runtime: Runtime, runId: string, after: number): readonly RunEventRecord[] | null {
+  const log = publishedLogs(runtime).get(runId);
+  return log ? log.slice(Math.max(0, after)) : null;
 }
 
 /**

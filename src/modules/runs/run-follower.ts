@@ -12,7 +12,7 @@ import { onAbort } from '../../lib/on-abort.js';
 import { iterateFeed, type Feed, type FeedSink } from '../../lib/feed.js';
 import type { PubSub } from '../../lib/pubsub.js';
 import type { Runtime } from '../../runtime.js';
-import { endsRun, readEvents, runEventsTopic, statusOfEvent, type RunEventRecord } from './event-log.js';
+import { endsRun, publishedEvents, readEvents, runEventsTopic, statusOfEvent, type RunEventRecord } from './event-log.js';
 import { RunEventSchema } from './run-event.entity.js';
 
 /** Events read from the log per statement when a follower catches up. */
@@ -182,7 +182,7 @@ export class RunFollower implements Feed<RunEventRecord>, Listener {
     try {
       for (;;) {
         const heard = this.heard;
-        const page = await readEvents(this.runtime.fork(), runId, this.last, CATCH_UP_PAGE);
+        const page = await this.read(runId);
         if (this.state !== 'reading') return;
         const whole = page.length < CATCH_UP_PAGE;
         for (let i = 0; i < page.length; i++) {
@@ -204,9 +204,21 @@ export class RunFollower implements Feed<RunEventRecord>, Listener {
     }
   }
 
+  /** The log after `last` (a page): as this process published it when it keeps it (event-log.ts publishedEvents), else read. */
+  private read(runId: string): Promise<readonly RunEventRecord[]> | readonly RunEventRecord[] {
+    return publishedEvents(this.runtime, runId, this.last)?.slice(0, CATCH_UP_PAGE) ?? readEvents(this.runtime.fork(), runId, this.last, CATCH_UP_PAGE);
+  }
+
   /** True when the log's last event is at or before `last` and ends (or pauses) the stream. */
   private async restsAtLast(): Promise<boolean> {
-    const final = await this.runtime.fork().findOne(RunEventSchema, { runId: this.options.runId }, { orderBy: { sequence: 'desc' }, fields: ['sequence', 'event'] });
+    const { runId } = this.options;
+    // A kept log is of a run that has not ended (publishedEvents), and it has nothing after `last`.
+    const kept = publishedEvents(this.runtime, runId, 0);
+    if (kept) {
+      const final = kept.at(-1);
+      return final !== undefined && final.sequence <= this.last && this.pausesAt(final);
+    }
+    const final = await this.runtime.fork().findOne(RunEventSchema, { runId }, { orderBy: { sequence: 'desc' }, fields: ['sequence', 'event'] });
     if (!final || final.sequence > this.last) return false;
     return endsRun(final.event) || this.pausesAt(final);
   }

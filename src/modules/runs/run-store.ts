@@ -8,7 +8,7 @@ import { boundSql } from '../../db/sql.js';
 import { unixSeconds } from '../../lib/clock.js';
 import type { Runtime } from '../../runtime.js';
 import { onRunFinished, type RunSummary } from './admission.js';
-import { execute, insertEvents, numberEvents, numberHeldEvents, publishEvents, RunMovedError, type EventDraft, type RunEventRecord } from './event-log.js';
+import { execute, insertEvents, numberEvents, numberHeldEvents, publishEvents, RunMovedError, startPublishedLog, type EventDraft, type RunEventRecord } from './event-log.js';
 import { MessageSchema } from './message.entity.js';
 import { moveEndsLease } from './run-lease.js';
 import { stepErrorOf } from './models/model.js';
@@ -88,6 +88,7 @@ export class RunTx {
 
   /** The first events of a run this transaction creates, before its flush (see numberHeldEvents). */
   firstEvents(run: Run, drafts: EventDraft[]): RunEventRecord[] {
+    startPublishedLog(this.runtime, run.id);
     const records = numberHeldEvents(run, drafts);
     this.published.push({ runId: run.id, records });
     return records;

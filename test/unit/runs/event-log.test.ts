@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { RunHooks } from '../../../src/modules/runs/admission.js';
-import { endsRun, statusOfEvent } from '../../../src/modules/runs/event-log.js';
+import { endsRun, publishedEvents, publishEvents, startPublishedLog, statusOfEvent } from '../../../src/modules/runs/event-log.js';
 import { nextOrdinal } from '../../../src/modules/runs/ordinal.js';
 import { listOf, normalisePage } from '../../../src/modules/runs/pagination.js';
 import { messageDelta } from '../../../src/modules/runs/wire.js';
+import type { Runtime } from '../../../src/runtime.js';
 
 describe('event names', () => {
   it('run events name a status; terminal ones end streams', () => {
@@ -51,4 +52,51 @@ it('hooks register and unregister', () => {
   remove();
   remove();
   expect(hooks.admissionChecks).toEqual([]);
+});
+
+describe('the published log of runs created here', () => {
+  /** What publishEvents uses of a runtime: its singletons, pubsub and whether it is alone on its database. */
+  function runtimeOf(alone: boolean): Runtime {
+    const singletons = new Map<string, unknown>();
+    return {
+      instances: { alone },
+      pubsub: { publish: () => undefined },
+      singleton: <T>(key: string, make: () => T): T => (singletons.has(key) ? singletons.get(key) : singletons.set(key, make()).get(key)) as T,
+    } as unknown as Runtime;
+  }
+  const records = (from: number, events: string[]) => events.map((event, i) => ({ sequence: from + i, event, data: { i } }));
+
+  it('alone: kept from the run’s creation, in order, until its end', () => {
+    const runtime = runtimeOf(true);
+    startPublishedLog(runtime, 'run_1');
+    expect(publishedEvents(runtime, 'run_1', 0)).toEqual([]);
+    publishEvents(runtime, 'run_1', records(1, ['thread.run.created', 'thread.run.queued']));
+    publishEvents(runtime, 'run_1', records(3, ['thread.run.in_progress', 'thread.message.delta']));
+    expect(publishedEvents(runtime, 'run_1', 0)!.map((r) => r.sequence)).toEqual([1, 2, 3, 4]);
+    expect(publishedEvents(runtime, 'run_1', 2)!.map((r) => r.event)).toEqual(['thread.run.in_progress', 'thread.message.delta']);
+    expect(publishedEvents(runtime, 'run_1', 4)).toEqual([]);
+    // Its end: followers read the log from the database (the terminal event is committed).
+    publishEvents(runtime, 'run_1', records(5, ['thread.run.completed']));
+    expect(publishedEvents(runtime, 'run_1', 0)).toBeNull();
+  });
+
+  it('published out of order: dropped, never taken up again (what came before would be missing)', () => {
+    const runtime = runtimeOf(true);
+    startPublishedLog(runtime, 'run_2');
+    publishEvents(runtime, 'run_2', records(1, ['thread.run.created', 'thread.run.queued']));
+    publishEvents(runtime, 'run_2', records(4, ['thread.run.cancelling']));
+    expect(publishedEvents(runtime, 'run_2', 0)).toBeNull();
+    publishEvents(runtime, 'run_2', records(3, ['thread.run.in_progress']));
+    expect(publishedEvents(runtime, 'run_2', 0)).toBeNull();
+  });
+
+  it('a run not created here since start, or instances sharing the database: not kept', () => {
+    const alone = runtimeOf(true);
+    publishEvents(alone, 'run_3', records(1, ['thread.run.created']));
+    expect(publishedEvents(alone, 'run_3', 0)).toBeNull();
+    const shared = runtimeOf(false);
+    startPublishedLog(shared, 'run_4');
+    publishEvents(shared, 'run_4', records(1, ['thread.run.created']));
+    expect(publishedEvents(shared, 'run_4', 0)).toBeNull();
+  });
 });
