@@ -95,12 +95,17 @@ export function publishEvents(runtime: Runtime, runId: string, records: readonly
  * reaches the follower live. A run's log starts when the transaction that creates it numbers its
  * first events (`startPublishedLog`, before its commit: nothing of the run can be published
  * earlier) and is dropped at the run's end, at a publication out of order (what was published
- * before it would be missing), past PUBLISHED_EVENTS_LIMIT events, or for the RUNS_LIMIT newest.
+ * before it would be missing), past PUBLISHED_EVENTS_LIMIT events, or beyond the PUBLISHED_RUNS_LIMIT newest.
  * A run not (or no longer) kept is read from the database.
  */
 const publishedLogs = (runtime: Runtime) => runtime.singleton('runs.publishedLogs', () => new Map<string, RunEventRecord[]>());
+/**
+ * Bounds on what is kept: only runs that have not ended keep a log, and most of them hold a few
+ * events (queued, waiting for tool outputs); one streaming a long answer stops being kept past
+ * PUBLISHED_EVENTS_LIMIT (a follower joining then reads the database, as any late one may).
+ */
 const PUBLISHED_RUNS_LIMIT = 1_000;
-const PUBLISHED_EVENTS_LIMIT = 1_000;
+const PUBLISHED_EVENTS_LIMIT = 200;
 
 /** A run created by a transaction of this process: its published events are kept from its first. */
 export function startPublishedLog(runtime: Runtime, runId: string): void {
