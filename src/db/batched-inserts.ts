@@ -1,5 +1,6 @@
 import type { EntityName } from '@mikro-orm/core';
 import type { Runtime } from '../runtime.js';
+import { insertRows } from './bound-inserts.js';
 
 const BATCH_SIZE = 500;
 const FLUSH_INTERVAL_MS = 200;
@@ -8,8 +9,8 @@ const FLUSH_INTERVAL_MS = 200;
  * Rows that a request produces but need not wait for (records: the request log, guardrail
  * evaluations): queued, then inserted in batches by a timer, after the answer. `flush` writes what
  * is queued and resolves when it is in the database; a batch that fails goes to `failed` and is
- * not retried (no unbounded backlog). Bounding the queue is the owner's choice (`size`), and so is
- * how a batch is written (`insert`; MikroORM's insertMany unless given).
+ * not retried (no unbounded backlog). Bounding the queue is the owner's choice (`size`). A batch
+ * is written by bound multi-row statements (bound-inserts.ts).
  */
 export class BatchedInserts<T extends object> {
   private queue: T[] = [];
@@ -20,7 +21,6 @@ export class BatchedInserts<T extends object> {
     private readonly runtime: Runtime,
     private readonly entity: EntityName<T>,
     private readonly failed: (error: unknown, batch: T[]) => void,
-    private readonly insert: (batch: T[]) => Promise<unknown> = (batch) => runtime.fork().insertMany(entity, batch),
   ) {}
 
   get size(): number {
@@ -41,7 +41,7 @@ export class BatchedInserts<T extends object> {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, BATCH_SIZE);
         try {
-          await this.insert(batch);
+          await insertRows(this.runtime, this.entity, batch);
         } catch (error) {
           this.failed(error, batch);
         }

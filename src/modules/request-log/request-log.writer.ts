@@ -8,7 +8,6 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import { BatchedInserts } from '../../db/batched-inserts.js';
 import type { Runtime } from '../../runtime.js';
 import { RequestLogSchema, type RequestLog } from './request-log.entity.js';
-import { insertRequestLogs } from './request-log.insert.js';
 
 export const BUFFER_LIMIT = 10_000;
 /** Distinct model labels on /metrics; later models count as `other` (bounded label sets). */
@@ -45,15 +44,10 @@ export class RequestLogWriter {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
     });
-    this.inserts = new BatchedInserts<RequestLog>(
-      runtime,
-      RequestLogSchema,
-      (error, batch) => {
-        this.dropped.inc({ reason: 'write_failed' }, batch.length);
-        runtime.logger.error({ err: error, records: batch.length }, 'could not write request-log records');
-      },
-      (batch) => insertRequestLogs(runtime, batch),
-    );
+    this.inserts = new BatchedInserts<RequestLog>(runtime, RequestLogSchema, (error, batch) => {
+      this.dropped.inc({ reason: 'write_failed' }, batch.length);
+      runtime.logger.error({ err: error, records: batch.length }, 'could not write request-log records');
+    });
   }
 
   /** Queues one record (never waits, never throws). Its metrics are counted after the current turn (`take`). */
