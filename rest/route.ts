@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import type { ZodType } from 'zod';
-import type { RequestContext } from '../src/context.js';
+import type { RequestContext } from '../schema/index.js';
 import type { Operation } from './documents.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
