@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { RawQueryFragment } from '@mikro-orm/core';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -394,5 +395,17 @@ describe('prompts', () => {
       code: 'missing_required_parameter',
     });
     expect(await fails(`{ prompt(idOrSlug: "no-such") { id } }`)).toEqual({ message: 'Prompt not found.', status: 404, param: 'promptId', code: 'prompt_not_found' });
+  });
+});
+
+describe('searches', () => {
+  it('a refused search leaves nothing behind in MikroORM’s cache of raw fragments (it would grow with every one)', async () => {
+    const before = RawQueryFragment.checkCacheSize();
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expect(await fails(`query($ws: String) { collections(workspaceId: $ws, search: "x") { total } }`, { ws: unknown })).toMatchObject({ status: 404 });
+    expect(await fails(`query($ws: String) { prompts(workspaceId: $ws, search: "x") { total } }`, { ws: unknown })).toMatchObject({ status: 404 });
+    expect(await fails(`{ prompts(collectionId: "no-such", search: "x") { total } }`)).toMatchObject({ status: 404 });
+    expect((await ok(`{ collections(search: "x") { total } prompts(search: "x") { total } }`)).collections.total).toBeGreaterThanOrEqual(0);
+    expect(RawQueryFragment.checkCacheSize()).toBe(before);
   });
 });

@@ -126,10 +126,13 @@ const DETAILS_COLUMNS = 'c.child_collections_count, c.child_collections_last_upd
 const COLLECTION_COLUMNS = `c.id, c.organisation_id, c.workspace_id, c.parent_id, c.name, c.slug, c.is_default, c.status,
   c.created_at, c.last_updated_at, ${DETAILS_COLUMNS}`;
 
-/** A JSON array of one value per row, and a JSON array of values: the same functions under each dialect's names. */
+/**
+ * A JSON array of one value per row, and a JSON array of values: the same functions under each
+ * dialect's names; and the order a level's children are aggregated in (`sortedAsSqlite`).
+ */
 const JSON_FUNCTIONS = {
-  sqlite: { agg: 'json_group_array', array: 'json_array' },
-  postgresql: { agg: 'json_agg', array: 'json_build_array' },
+  sqlite: { agg: 'json_group_array', array: 'json_array', order: '' },
+  postgresql: { agg: 'json_agg', array: 'json_build_array', order: 'order by lower(c.name) asc, c.name asc, c.id asc' },
 } as const;
 
 /** A level's children of one parent: `[id, name, slug, is_default, created_at, last_updated_at, ...details]` each. */
@@ -142,7 +145,8 @@ interface ChildrenRow {
 }
 
 /**
- * Direct, non-archived children of each parent, ordered by name (then id, as `byName`), each with
+ * Direct, non-archived children of each parent, ordered by name (then id, as `byName`; on SQLite
+ * sorted here: `sortedAsSqlite`), each with
  * its details (`detailsReadWith`), as plain objects outside the identity map: a level can hold
  * thousands of children that are only read. One statement answers one row per parent, its
  * children a JSON array of arrays: building a row object per child (better-sqlite3) cost twice
@@ -162,7 +166,7 @@ export async function childCollectionsOf(em: EntityManager, parentIds: readonly 
          (select p.organisation_id from collections p where p.id = c.parent_id) as organisation_id,
          (select p.workspace_id from collections p where p.id = c.parent_id) as workspace_id,
          ${json.agg}(${json.array}(c.id, c.name, c.slug, c.is_default, c.created_at, c.last_updated_at, ${DETAILS_COLUMNS})
-           order by lower(c.name) asc, c.name asc, c.id asc) as children
+           ${json.order}) as children
        from collections c where c.parent_id in (${placeholders(chunk.length)}) and c.status = 'active'
        group by c.parent_id`,
       chunk,
@@ -170,11 +174,46 @@ export async function childCollectionsOf(em: EntityManager, parentIds: readonly 
   );
   const byParent = new Map<string, Collection[]>();
   for (const row of rows) {
-    const children = typeof row.children === 'string' ? (JSON.parse(row.children) as unknown[][]) : row.children;
+    const children = typeof row.children === 'string' ? sortedAsSqlite(JSON.parse(row.children) as unknown[][]) : row.children;
     byParent.set(row.parent_id, children.map((child) => childOf(row, child)));
   }
   return parentIds.map((id) => byParent.get(id) ?? []);
 }
+
+/**
+ * A level's children (`childCollectionsOf`'s arrays, SQLite's text) in `byName` order as SQLite
+ * orders them: its lower() folds ASCII letters only, and it compares text as UTF-8 bytes, that is
+ * by code point. PostgreSQL's aggregate sorts its own (its collation decides). SQLite's sorter
+ * carries each child's whole array: for 1,000 children it cost 0.8 of the statement's 1.8 ms CPU;
+ * the same order here, from the parsed arrays, 0.3 ms (unit/collections/children-order).
+ */
+export function sortedAsSqlite(children: unknown[][]): unknown[][] {
+  const compare = children.some((child) => SURROGATE.test(child[1] as string)) ? byCodePoint : byCodeUnit;
+  return children
+    .map((child) => ({ key: lowerAscii(child[1] as string), child }))
+    .sort((a, b) => compare(a.key, b.key) || compare(a.child[1] as string, b.child[1] as string) || compare(a.child[0] as string, b.child[0] as string))
+    .map(({ child }) => child);
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+const ASCII_UPPER = /[A-Z]/g;
+const lowerAscii = (text: string): string => text.replace(ASCII_UPPER, (letter) => letter.toLowerCase());
+
+/** UTF-16 order: code point order for texts without surrogates. */
+const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Code point order: where the texts first differ, a surrogate (a code point from U+10000) ranks after U+E000–U+FFFF. */
+function byCodePoint(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+const codePointRank = (unit: number): number => (unit < 0xd800 ? unit : unit <= 0xdfff ? unit + 0x2000 : unit - 0x800);
 
 /** A child collection from its parent's row and its own array (`childCollectionsOf`). */
 function childOf(parent: ChildrenRow, child: unknown[]): Collection {

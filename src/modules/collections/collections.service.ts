@@ -200,23 +200,32 @@ function likePattern(search: string): string {
 }
 
 /**
- * A list's `search` (part of the name, case-insensitive, at most SEARCH_MAX characters) as a
- * filter on `name`; null when there is nothing to search for.
+ * A list's `search` (part of the name, case-insensitive, at most SEARCH_MAX characters), checked:
+ * what `nameFilter` matches; null when there is nothing to search for.
  */
-export function nameSearch(search: string | null | undefined): Record<string, never[]> | null {
+export function searchTerm(search: string | null | undefined): string | null {
   const term = search?.trim() ?? '';
   if (term.length > SEARCH_MAX) {
     throw new BadRequestError(`'search' must be at most ${SEARCH_MAX} characters.`, { param: 'search', code: 'invalid_value' });
   }
+  return term || null;
+}
+
+/**
+ * A checked search term (`searchTerm`) as a filter on `name`. Built right before the query that
+ * reads it: MikroORM holds a raw fragment used as a key in a process-wide cache until a query
+ * consumes it, so one built before a check that throws would stay there for good.
+ */
+export function nameFilter(term: string | null): Record<string, never[]> | null {
   return term ? { [raw("lower(name) like ? escape '\\'", [likePattern(term)])]: [] } : null;
 }
 
 /** Active collections of one workspace at every level, by name; `search` matches names, case-insensitively. */
 export async function listCollections(ctx: ServiceContext, input: ListCollectionsInput): Promise<CollectionPage> {
   const { offset, limit } = pageOf(input);
-  const search = nameSearch(input.search);
+  const term = searchTerm(input.search);
   const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId);
-  const where: FilterQuery<Collection> = { workspaceId: workspace.id, status: 'active', ...search };
+  const where: FilterQuery<Collection> = { workspaceId: workspace.id, status: 'active', ...nameFilter(term) };
   if (limit === 0) return { total: await ctx.em.count(CollectionSchema, where), data: [] };
   const [data, total] = await ctx.em.findAndCount(CollectionSchema, where, { orderBy: byName<Collection>(), limit, offset });
   return { total, data };

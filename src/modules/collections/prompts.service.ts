@@ -8,7 +8,7 @@ import { findPage, type Page, type PageInput } from '../../lib/paging.js';
 import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import { validateName } from '../tenancy/tenancy.service.js';
 import { changingDetails } from './collection-details.js';
-import { findCollection, findVisible, freeSlug, nameSearch } from './collections.service.js';
+import { findCollection, findVisible, freeSlug, nameFilter, searchTerm } from './collections.service.js';
 import { settingsOf, type PromptSettings } from './prompt-settings.js';
 import { PromptVersionSchema, type PromptVersion } from './prompt-version.entity.js';
 import { PromptSchema, type Prompt } from './prompt.entity.js';
@@ -176,13 +176,13 @@ export interface ListPromptsInput extends PageInput {
 
 /** Active prompts of one workspace (or one collection of it), newest first; `search` matches names. */
 export async function listPrompts(ctx: ServiceContext, input: ListPromptsInput): Promise<Page<Prompt>> {
-  const search = nameSearch(input.search);
+  const term = searchTerm(input.search);
   const workspace = await resolveWorkspace(ctx.em, ctx.principal, input.workspaceId);
-  const where: FilterQuery<Prompt> = { workspaceId: workspace.id, status: 'active', ...search };
+  const where: FilterQuery<Prompt> = { workspaceId: workspace.id, status: 'active' };
   if (input.collectionId) {
     where.collectionId = (await findCollection(ctx.em, ctx.principal, input.collectionId, { workspaceId: workspace.id, param: 'collection_id' })).id;
   }
-  return findPage(ctx.em, PromptSchema, where, input);
+  return findPage(ctx.em, PromptSchema, { ...where, ...nameFilter(term) }, input);
 }
 
 /** One version of a visible prompt, by its id. */
