@@ -1,11 +1,13 @@
 import { MikroORM, type EntitySchema, type MigrationObject, type Options } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Database } from '../config.js';
+import { EntityManager } from './entity-manager.js';
 import { migrate, type MigrateMode } from './migrate.js';
 import { postgresMigrations } from './migrations/postgresql/index.js';
 import { sqliteMigrations } from './migrations/sqlite/index.js';
 import { PostgresDriver } from './postgres-driver.js';
 import { SqliteDriver } from './sqlite-driver.js';
+import type { WalCheckpointOptions } from './wal-checkpointer.js';
 
 /**
  * SQLite through better-sqlite3 (synchronous, in the main thread) rather than `@mikro-orm/sqlite`'s
@@ -26,11 +28,15 @@ export interface OrmOptions {
   onMigrated?: (names: string[]) => void;
   /** Called with every SQL statement, `begin`/`commit` included (tests count statements and transactions). */
   onQuery?: (sql: string) => void;
+  /** A SQLite file's WAL checkpoints, done off the request path (src/db/wal-checkpointer.ts): when and past what size. */
+  walCheckpoint?: Partial<WalCheckpointOptions>;
 }
 
 const common = {
   // Each request and background job forks its own EntityManager; the global one must not be used.
   allowGlobalContext: false,
+  // Flushes and transactions without MikroORM's AsyncLocalStorage (see there).
+  entityManager: EntityManager,
   forceUtcTimezone: true,
   discovery: { warnWhenNoEntities: false },
   extensions: [Migrator],
@@ -70,7 +76,7 @@ export async function openOrm(options: OrmOptions): Promise<Orm> {
     ...common,
     ...dialect,
     entities: options.entities,
-    driverOptions: { onStatement: options.onQuery },
+    driverOptions: { onStatement: options.onQuery, walCheckpoint: options.walCheckpoint },
     migrations: migrationOptions(database, options.migrations ?? []),
   } as Options)) as Orm;
   try {
