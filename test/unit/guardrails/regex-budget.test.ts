@@ -79,4 +79,12 @@ describe('patterns proven cheap skip the budget', () => {
     expect(runsWithinBound('tickets', 100_000)).toBe(true);
     expect(runsWithinBound('[', 1)).toBe(false);
   });
+
+  it('a rule judged for one length answers every other length as if judged first', () => {
+    // [0-9]+ on n characters: (n + 1) starts × (n + 1) iteration counts × (n + 1) deep ≤ 10⁶ up to n = 99.
+    const asked = [10_000, 99, 100, 50, 1_000, 0, 99, 101, 98];
+    expect(asked.map((n) => runsWithinBound('[0-9]+', n))).toEqual(asked.map((n) => n <= 99));
+    expect(runsWithinBound('[0-9]+(', 0)).toBe(false);
+    expect(runsWithinBound('[0-9]+(', 0)).toBe(false);
+  });
 });

@@ -20,9 +20,19 @@ import { setBounded } from '../../../lib/bounded-map.js';
  * keeps the budget. Lookarounds count as groups (over-counted, never under).
  */
 const BOUND = 1_000_000;
-/** Parsed patterns by source (the rules of a few guardrails, read on every request). */
-const parsed = new Map<string, Root | null>();
-const PARSED_LIMIT = 1_000;
+/**
+ * What is known of each rule (the rules of a few guardrails, read on every request): its parse
+ * (null when not readable), and the text lengths already judged. The bound only grows with the
+ * text (more start positions, more iteration counts), so a length at most `within` runs directly
+ * and one at least `beyond` does not, without walking the pattern again.
+ */
+interface Known {
+  root: Root | null;
+  within: number;
+  beyond: number;
+}
+const known = new Map<string, Known>();
+const KNOWN_LIMIT = 1_000;
 
 interface Cost {
   /** Leaves of the choice tree. */
@@ -35,25 +45,30 @@ const TOO_MUCH: Cost = { paths: Infinity, depth: Infinity };
 const cap = (x: number) => Math.min(x, BOUND + 1);
 
 export function runsWithinBound(rule: string, textLength: number): boolean {
-  const root = parse(rule);
-  if (!root) return false;
-  const cost = alternatives(root, textLength);
-  return (textLength + 1) * cost.paths * cost.depth <= BOUND;
+  const facts = knownOf(rule);
+  if (!facts.root || textLength >= facts.beyond) return false;
+  if (textLength <= facts.within) return true;
+  const cost = alternatives(facts.root, textLength);
+  const within = (textLength + 1) * cost.paths * cost.depth <= BOUND;
+  if (within) facts.within = textLength;
+  else facts.beyond = textLength;
+  return within;
 }
 
-function parse(rule: string): Root | null {
-  let root = parsed.get(rule);
-  if (root === undefined) {
-    root = null;
+function knownOf(rule: string): Known {
+  let facts = known.get(rule);
+  if (facts === undefined) {
+    let root: Root | null = null;
     // `\k<name>` is a named backreference; ret would read it as the letter k.
     try {
       if (!/\\k</.test(rule)) root = tokenizer(rule);
     } catch {
       // Not readable: not proven.
     }
-    setBounded(parsed, rule, root, PARSED_LIMIT);
+    facts = { root, within: -1, beyond: Infinity };
+    setBounded(known, rule, facts, KNOWN_LIMIT);
   }
-  return root;
+  return facts;
 }
 
 function alternatives(node: { stack?: Token[]; options?: Token[][] }, n: number): Cost {
