@@ -4,23 +4,23 @@
  * served), finishes what is in flight with `Connection: close`, and exits long before
  * SHUTDOWN_TIMEOUT_MS. Real processes and raw sockets, bounded in time.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { listeningPort, spawnServer, STARTS_WITHIN, type ServerProcess } from '../helpers/server-process.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-shutdown-'));
-const started: ChildProcess[] = [];
+const started: ServerProcess[] = [];
 afterAll(() => {
-  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function npmStart(name: string): Promise<{ child: ChildProcess; port: number; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn('npm', ['start', '--silent'], {
+async function npmStart(name: string): Promise<ServerProcess & { port: number }> {
+  const server = spawnServer('npm', ['start', '--silent'], {
     cwd: root,
     env: {
       PATH: process.env.PATH!,
@@ -31,17 +31,8 @@ async function npmStart(name: string): Promise<{ child: ChildProcess; port: numb
       SHUTDOWN_TIMEOUT_MS: '10000',
     },
   });
-  started.push(child);
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const until = Date.now() + 30_000;
-  while (!/listening on http:\/\/127\.0\.0\.1:\d+/.test(out)) {
-    if (Date.now() > until || child.exitCode !== null) throw new Error(`the server did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, port: Number(out.match(/127\.0\.0\.1:(\d+)/)![1]), output: () => out, exited };
+  started.push(server);
+  return { ...server, port: await listeningPort(server, 'the server') };
 }
 
 /** A raw connection that records everything it receives and when it closes. */
@@ -107,7 +98,7 @@ describe('stopping the server', () => {
     expect(await server.exited).toBe(0);
     expect(Date.now() - signalled).toBeLessThan(5_000);
     expect(server.output()).toContain('"msg":"stopped"');
-  }, 60_000);
+  }, STARTS_WITHIN + 30_000);
 
   it('SIGINT to `npm start` stops the server too', async () => {
     const server = await npmStart('int');
@@ -115,5 +106,5 @@ describe('stopping the server', () => {
     expect(await server.exited).toBe(0);
     expect(server.output()).toContain('"msg":"stopped"');
     expect(await refused(server.port)).toBe(true);
-  }, 60_000);
+  }, STARTS_WITHIN + 30_000);
 });

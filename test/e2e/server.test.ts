@@ -1,38 +1,24 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
+import { listeningPort, spawnServer, STARTS_WITHIN, type ServerProcess } from '../helpers/server-process.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
 const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-server-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-function start(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number | null> } {
-  // Only PATH and HOME from the test's environment: the server gets zero configuration otherwise.
-  const child = spawn(tsx, [join(root, 'src', 'server.ts')], { cwd, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? cwd, ...env } });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, output: () => out, exited };
-}
-
-async function waitFor(predicate: () => boolean, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** `src/server.ts` under tsx in `cwd`, with only PATH and HOME from the test's environment: zero configuration otherwise. */
+function start(env: Record<string, string>): ServerProcess {
+  return spawnServer(tsx, [join(root, 'src', 'server.ts')], { cwd, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? cwd, ...env } });
 }
 
 describe('the server process', () => {
   it('starts with zero configuration, prints the first key once, serves, and stops gracefully on SIGTERM', async () => {
     const server = start({ PORT: '0' });
-    await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(server.output()));
-    const port = Number(server.output().match(/127\.0\.0\.1:(\d+)/)![1]);
+    const port = await listeningPort(server, 'the server');
     const key = server.output().match(/(gk_live_[A-Za-z0-9]{40})/)![1];
     expect(existsSync(join(cwd, 'data', 'gatehouse.sqlite'))).toBe(true);
     const base = `http://127.0.0.1:${port}`;
@@ -81,13 +67,12 @@ describe('the server process', () => {
 
     // A restart keeps the data and never prints a key again.
     const again = start({ PORT: '0' });
-    await waitFor(() => /listening on/.test(again.output()));
-    const port2 = Number(again.output().match(/127\.0\.0\.1:(\d+)/)![1]);
+    const port2 = await listeningPort(again, 'the restarted server');
     expect(again.output()).not.toMatch(/gk_live_/);
     expect((await fetch(`http://127.0.0.1:${port2}/v1/admin/workspaces`, { headers: { 'x-gateway-api-key': key } })).status).toBe(200);
     again.child.kill('SIGINT');
     expect(await again.exited).toBe(0);
-  }, 60_000);
+  }, 2 * STARTS_WITHIN + 30_000);
 
   it('refuses to start with a damaged secret key file, saying which file and what to do, exit code 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-badkey-'));
@@ -100,7 +85,7 @@ describe('the server process', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, STARTS_WITHIN);
 
   it('refuses to start on invalid configuration, listing every problem, exit code 1', async () => {
     const server = start({ PORT: 'x', LOG_LEVEL: 'chatty' });
@@ -108,5 +93,5 @@ describe('the server process', () => {
     expect(server.output()).toContain('configuration is invalid');
     expect(server.output()).toContain('PORT');
     expect(server.output()).toContain('LOG_LEVEL');
-  }, 30_000);
+  }, STARTS_WITHIN);
 });

@@ -2,26 +2,23 @@
  * Real server processes on one database, for the multi-instance tests (test/e2e/multi-instance*):
  * each is `src/server.ts` in a child process, called over HTTP with the bootstrap key.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { TEST_SECRET_KEY } from './database.js';
+import { listeningPort, spawnServer, type ServerProcess } from './server-process.js';
 
 const root = join(import.meta.dirname, '..', '..');
 export const KEY = 'gk_live_multiinstance0000000000000000000000000';
 export const BETA = { 'OpenAI-Beta': 'assistants=v2' };
 
-export interface Instance {
+export interface Instance extends ServerProcess {
   name: string;
-  child: ChildProcessWithoutNullStreams;
   base: string;
-  output: () => string;
-  exited: Promise<unknown>;
 }
 
 /** Starts a server on `database` with short run leases and sweeps; resolves once it listens. */
 export async function startInstance(name: string, database: string, env: Record<string, string> = {}): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src', 'server.ts')], {
+  const server = spawnServer(process.execPath, ['--import', 'tsx', join(root, 'src', 'server.ts')], {
     cwd: root,
     env: {
       PATH: process.env.PATH!,
@@ -35,17 +32,8 @@ export async function startInstance(name: string, database: string, env: Record<
       ...env,
     },
   });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  const until = Date.now() + 60_000;
-  while (!/listening on http:\/\/127\.0\.0\.1:\d+/.test(out)) {
-    if (Date.now() > until || child.exitCode !== null) throw new Error(`${name} did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const port = out.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/)![1];
-  return { name, child, base: `http://127.0.0.1:${port}`, output: () => out, exited };
+  const port = await listeningPort(server, name);
+  return { ...server, name, base: `http://127.0.0.1:${port}` };
 }
 
 /** Stops the instances still running (SIGTERM) and waits for them to exit. */
