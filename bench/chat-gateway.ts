@@ -1,7 +1,7 @@
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { createHttpServer } from '../src/http/http-server.js';
-import { listen, notingAnswers, processCpuMs } from './lib.js';
+import { listen, mainThreadCpuMs, notingAnswers, processCpuMs } from './lib.js';
 
 /**
  * The gateway of bench/chat.ts, in its own process as a deployment runs it (the client and the fake
@@ -9,7 +9,7 @@ import { listen, notingAnswers, processCpuMs } from './lib.js';
  * Started with an IPC channel (child_process.fork); it sends `{ ready: <base URL> }` once it
  * listens, then answers the bench's questions, each `{ id, op }` answered `{ id, ... }`:
  *
- * - `cpu`: this process's CPU so far (processCpuMs, ms);
+ * - `cpu`: this process's CPU so far (processCpuMs, ms) and its main thread's (`main`, mainThreadCpuMs);
  * - `count`: starts recording the SQL statements sent (the runtime's onQuery hook);
  * - `counted`: stops, and answers them with how many had been sent when the last answer was ended;
  * - `stop`: closes the server and the app, then exits (which writes a --cpu-prof profile).
@@ -31,7 +31,7 @@ const url = await listen(server);
 
 type Question = { id: number; op: 'cpu' | 'count' | 'counted' | 'stop' };
 process.on('message', async ({ id, op }: Question) => {
-  if (op === 'cpu') process.send!({ id, cpu: processCpuMs() });
+  if (op === 'cpu') process.send!({ id, cpu: processCpuMs(), main: mainThreadCpuMs?.() ?? NaN });
   else if (op === 'count') {
     statements = [];
     process.send!({ id });

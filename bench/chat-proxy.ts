@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { listen, processCpuMs } from './lib.js';
+import { listen, mainThreadCpuMs, processCpuMs } from './lib.js';
 
 /**
  * The floor of bench/chat.ts: a bare node:http pass-through proxy with no logic at all, in its own
@@ -28,7 +28,7 @@ const server = http.createServer((req, res) => {
 const url = await listen(server);
 
 process.on('message', ({ id, op }: { id: number; op: 'cpu' | 'stop' }) => {
-  if (op === 'cpu') process.send!({ id, cpu: processCpuMs() });
+  if (op === 'cpu') process.send!({ id, cpu: processCpuMs(), main: mainThreadCpuMs?.() ?? NaN });
   else if (op === 'stop') {
     server.closeAllConnections();
     server.close();

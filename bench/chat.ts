@@ -23,16 +23,24 @@ import { goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
  * Load-independent figures too: the SQL statements one chat request sends before its answer is
  * ended, and after it (counted in the gateway through the runtime's onQuery hook, after warm-up;
  * goal: none in the request on SQLite when the process is alone on its database), and CPU time per
- * request: the gateway process's (process.cpuUsage() over the gateway batches), and this process's
- * (client and upstream) in each kind of batch.
+ * request: the gateway process's (process.cpuUsage() over the gateway batches: every thread, V8's
+ * compiler and GC helpers included) and its main thread's alone (schedstat, where there is one),
+ * and this process's (client and upstream) in each kind of batch.
  *
  * Environment: BENCH_CHAT_REQUESTS (per configuration and concurrency, default 600),
- * BENCH_CHAT_ROUNDS (batches, default 6), BENCH_CHAT_ENFORCEMENT=off (no policy, rate limit or
+ * BENCH_CHAT_ROUNDS (batches, default 6), BENCH_CHAT_WARMUP (requests per target before each
+ * configuration's batches, default 100), BENCH_CHAT_ENFORCEMENT=off (no policy, rate limit or
  * guardrail: what the gateway's own path costs), BENCH_CHAT_SQL=1 (also prints the counted
- * statements), BENCH_CHAT_PROFILE=<dir> (the gateway process writes a --cpu-prof profile there).
+ * statements), BENCH_CHAT_PROFILE=<dir> (the gateway process writes a --cpu-prof profile there),
+ * BENCH_CHAT_CONCURRENCY (comma-separated, default 1,50), BENCH_CHAT_STREAM=off|only (only the
+ * non-streamed or only the streamed runs; both by default), BENCH_CHAT_NODE_ARGS (more node options
+ * for the gateway process, e.g. --perf-basic-prof for `perf record -p <the printed pid>`).
  */
 const REQUESTS = intEnv('BENCH_CHAT_REQUESTS', 600);
 const ROUNDS = intEnv('BENCH_CHAT_ROUNDS', 6);
+const WARMUP = intEnv('BENCH_CHAT_WARMUP', 100);
+const CONCURRENCIES = process.env.BENCH_CHAT_CONCURRENCY ? process.env.BENCH_CHAT_CONCURRENCY.split(',').map(Number) : [1, 50];
+const STREAMS = process.env.BENCH_CHAT_STREAM === 'only' ? [true] : process.env.BENCH_CHAT_STREAM === 'off' ? [false] : [false, true];
 const KEY = 'bench-bootstrap-key-0123456789';
 
 const upstream = await startFakeUpstream();
@@ -76,12 +84,14 @@ async function startChild(script: string, arg: string, execArgv: string[] = []) 
       child.once('exit', resolve);
       child.send({ id: 0, op: 'stop' });
     });
-  return { base, ask, stop };
+  return { base, ask, stop, pid: child.pid };
 }
 
 // The gateway (bench/chat-gateway.ts), and the floor beside it: a bare node:http pass-through proxy (bench/chat-proxy.ts).
 const profile = process.env.BENCH_CHAT_PROFILE;
-const gateway = await startChild('./chat-gateway.ts', JSON.stringify({ url: 'sqlite::memory:', key: KEY }), profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []);
+const gatewayArgs = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), ...(process.env.BENCH_CHAT_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+const gateway = await startChild('./chat-gateway.ts', JSON.stringify({ url: 'sqlite::memory:', key: KEY }), gatewayArgs);
+if (process.env.BENCH_CHAT_NODE_ARGS) console.log(`gateway pid ${gateway.pid}`);
 const proxy = await startChild('./chat-proxy.ts', new URL(upstreamUrl).origin);
 const { ask } = gateway;
 const gatewayBase = gateway.base;
@@ -125,13 +135,17 @@ function send(target: Target, stream: boolean): Promise<Response> {
 const overheads: number[] = [];
 
 /** CPU (ms, user + system) of the bench's process (`client`) and of the process in between (`server`), in each kind of batch, and the requests it served. */
-type Cpu = { client: number; server: number; requests: number };
-const noCpu = (): Record<Target, Cpu> => ({ direct: { client: 0, server: 0, requests: 0 }, proxy: { client: 0, server: 0, requests: 0 }, gateway: { client: 0, server: 0, requests: 0 } });
+type Cpu = { client: number; server: number; serverMain: number; requests: number };
+const noCpu = (): Record<Target, Cpu> => ({
+  direct: { client: 0, server: 0, serverMain: 0, requests: 0 },
+  proxy: { client: 0, server: 0, serverMain: 0, requests: 0 },
+  gateway: { client: 0, server: 0, serverMain: 0, requests: 0 },
+});
 let cpu = noCpu();
 
 async function batch(target: Target, stream: boolean, count: number, concurrency: number, latencies: number[]): Promise<number> {
   const server = middle[target];
-  const serverAtStart: number = server ? (await server.ask('cpu')).cpu : 0;
+  const serverAtStart: { cpu: number; main: number } = server ? await server.ask('cpu') : { cpu: 0, main: 0 };
   const started = performance.now();
   const cpuAtStart = processCpuMs();
   await inParallel(concurrency, count, async () => {
@@ -144,7 +158,11 @@ async function batch(target: Target, stream: boolean, count: number, concurrency
   });
   const elapsed = performance.now() - started;
   cpu[target].client += processCpuMs() - cpuAtStart;
-  if (server) cpu[target].server += (await server.ask('cpu')).cpu - serverAtStart;
+  if (server) {
+    const serverAtEnd = await server.ask('cpu');
+    cpu[target].server += serverAtEnd.cpu - serverAtStart.cpu;
+    cpu[target].serverMain += serverAtEnd.main - serverAtStart.main;
+  }
   cpu[target].requests += count;
   return elapsed;
 }
@@ -168,7 +186,7 @@ const isControl = (sql: string) => /^\s*(begin|commit|rollback|savepoint|release
 // Against a goal of none, any count is infinitely over it (a ratio of 1 would print "met").
 const noneGoal = (what: string, count: number) => goalLine(what, String(count), '0', count === 0 ? 0 : Infinity);
 
-for (const stream of [false, true]) {
+for (const stream of STREAMS) {
   for (const target of TARGETS) await batch(target, stream, 50, 1, []); // warm-up: caches, JIT
   const counted = await countStatements(stream);
   const kind = stream ? 'streamed' : 'non-streamed';
@@ -177,8 +195,8 @@ for (const stream of [false, true]) {
     `  transactions inside it ${counted.inRequest.filter((sql) => /^\s*begin/i.test(sql)).length}; after the answer: ${counted.after.filter((sql) => !isControl(sql)).length} statements, ${counted.after.filter((sql) => /^\s*begin/i.test(sql)).length} transactions`,
   );
   if (process.env.BENCH_CHAT_SQL === '1') for (const sql of [...counted.inRequest.map((q) => `  in:    ${q}`), ...counted.after.map((q) => `  after: ${q}`)]) console.log(sql.slice(0, 200));
-  for (const concurrency of [1, 50]) {
-    for (const target of TARGETS) await batch(target, stream, 100, concurrency, []); // warm-up
+  for (const concurrency of CONCURRENCIES) {
+    for (const target of TARGETS) await batch(target, stream, WARMUP, concurrency, []); // warm-up
     const latencies: Record<Target, number[]> = { direct: [], proxy: [], gateway: [] };
     overheads.length = 0;
     cpu = noCpu();
@@ -201,7 +219,7 @@ for (const stream of [false, true]) {
     }
     const own = [...overheads].sort((a, b) => a - b);
     console.log(`  x-gateway-overhead-ms p50 ${quantile(own, 0.5).toFixed(2)} ms   p99 ${quantile(own, 0.99).toFixed(2)} ms`);
-    const perRequest = (target: Target, who: 'client' | 'server') => (cpu[target][who] / cpu[target].requests).toFixed(3);
+    const perRequest = (target: Target, who: 'client' | 'server' | 'serverMain') => (cpu[target][who] / cpu[target].requests).toFixed(3);
     for (const target of ['gateway', 'proxy'] as const) {
       const s = stats(target);
       const goals = target === 'gateway' ? [' (goal ≤ 1 ms)', ' (goal ≤ 5 ms)', ' (goal ≥ 0.80×)'] : ['', '', ''];
@@ -210,7 +228,7 @@ for (const stream of [false, true]) {
       );
       // The gateway's CPU against the bare proxy's, measured in the same alternating batches: steadier than either under load.
       const againstProxy = target === 'gateway' ? ` (${(cpu.gateway.server / cpu.gateway.requests / (cpu.proxy.server / cpu.proxy.requests)).toFixed(2)}× the bare proxy's)` : '';
-      console.log(`    CPU per request: its process ${perRequest(target, 'server')} ms${againstProxy}; the bench's process (client, upstream) ${perRequest(target, 'client')} ms (${perRequest('direct', 'client')} ms direct)`);
+      console.log(`    CPU per request: its process ${perRequest(target, 'server')} ms${againstProxy}, its main thread ${perRequest(target, 'serverMain')} ms; the bench's process (client, upstream) ${perRequest(target, 'client')} ms (${perRequest('direct', 'client')} ms direct)`);
     }
   }
 }
