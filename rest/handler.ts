@@ -3,7 +3,7 @@ import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import { Response as ServerResponse } from '@whatwg-node/fetch';
 import { createRequestContext, maskError, type RequestContext, type Runtime } from '../schema/index.js';
 import { subscribeShared } from '../schema/shared-subscription.js';
-import { readLimited } from '../src/http/body-limit.js';
+import { readRequestLimited } from '../src/http/body-limit.js';
 import { markDataPlane } from '../src/http/data-plane.js';
 import { requestIdOf } from '../src/http/request-id.js';
 import { recordRoute } from '../src/http/route-label.js';
@@ -188,8 +188,7 @@ async function readJsonBody(request: Request, limit: number): Promise<{ value: u
   if (request.method === 'GET' || request.method === 'HEAD') return NO_BODY;
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > limit) return tooLarge(limit);
-  if (!request.body) return NO_BODY;
-  const bytes = await readLimited(request.body, limit);
+  const bytes = await readRequestLimited(request, limit);
   if (bytes === null) return tooLarge(limit);
   const large = bytes.byteLength > LARGE_BODY_BYTES;
   // A view on the bytes read, not a copy of them.

@@ -5,6 +5,7 @@ import type { RequestContext } from '../context.js';
 import { InternalError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { finishResponse } from './edge.js';
+import { rememberNodeBody } from './body-limit.js';
 import { appErrorResponse } from './error-response.js';
 import { requestIdOf } from './request-id.js';
 import { isRestPath } from './served-paths.js';
@@ -69,6 +70,7 @@ export function frontDoor(
       // As Yoga's adapter does: the fetch API's Request over node's (custom abort controller when
       // the fetch API is the ponyfill), and the single-writeHead answer.
       const request = normalizeNodeRequest(req, fetchAPI, res, customAbort);
+      if (req.method !== 'GET' && req.method !== 'HEAD') rememberNodeBody(request, req);
       answerRest(request, url)
         .then((response) => sendNodeResponse(response, res, req, true))
         .catch((error: unknown) => {
