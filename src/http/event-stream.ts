@@ -135,10 +135,12 @@ function flushWaiting(): void {
 interface Wire {
   /** Writes one flush's frames; false when the destination is full (wait for `drainer`'s `drain`). */
   write(frames: Buffer[]): boolean;
+  /** Sends what the wire holds back (the head, see socketWire); called at the end of every flush. */
+  release(): void;
   /** Emits `drain` once a full destination has room again. */
   readonly drainer: NodeJS.EventEmitter;
-  /** Ends the response after what was written. */
-  end(): void;
+  /** Ends the response after `frames` (the last flush's, possibly none). */
+  end(frames: Buffer[]): void;
 }
 
 /**
@@ -154,21 +156,55 @@ function socketWire(destination: NodeJS.WritableStream): Wire | null {
   // (`headersSent` is true as soon as it is written down), and what it holds for its socket.
   const response = destination as NodeResponse & { _hasBody?: boolean; _headerSent?: boolean; outputData?: unknown[] };
   if (response._hasBody !== true || response.writableEnded) return null;
-  if (response._headerSent !== true) response.flushHeaders();
   const socket = response.socket as (Socket & { _httpMessage?: unknown }) | null;
+  // The head is held (the socket corked) until the first flush, a turn later: it leaves with the
+  // frames already there (a run's first events) in one system call rather than two.
+  let holding = response._headerSent !== true && socket !== null && socket._httpMessage === response && socket.writable;
+  if (holding) socket!.cork();
+  const release = () => {
+    if (!holding) return;
+    holding = false;
+    socket!.uncork();
+  };
+  if (response._headerSent !== true) response.flushHeaders();
   // Anything the response still holds (a socket not yet its own) would come after direct writes.
-  if (!socket || socket._httpMessage !== response || !socket.writable || response._headerSent !== true || response.outputData?.length !== 0) return null;
+  if (!socket || socket._httpMessage !== response || !socket.writable || response._headerSent !== true || response.outputData?.length !== 0) {
+    release();
+    return null;
+  }
   const chunked = response.chunkedEncoding;
+  const bytes = (frames: Buffer[]) => (chunked ? httpChunk(frames) : joined(frames));
   return {
-    write: (frames) => socket.write(chunked ? httpChunk(frames) : joined(frames)),
+    write: (frames) => {
+      const room = socket.write(bytes(frames));
+      release();
+      return room;
+    },
+    release,
     drainer: socket,
-    end: () => response.end(),
+    end: (frames) => {
+      // The last frames and the response's end (its last chunk) in one system call: end() uncorks.
+      if (frames.length > 0) {
+        if (!holding) socket.cork();
+        socket.write(bytes(frames));
+      }
+      holding = false;
+      response.end();
+    },
   };
 }
 
 /** Any other destination (an HTTP/2 response, a test's Writable): one `write` per flush. */
 function writableWire(destination: NodeJS.WritableStream): Wire {
-  return { write: (frames) => destination.write(joined(frames)), drainer: destination, end: () => destination.end() };
+  return {
+    write: (frames) => destination.write(joined(frames)),
+    release: () => {},
+    drainer: destination,
+    end: (frames) => {
+      if (frames.length > 0) destination.write(joined(frames));
+      destination.end();
+    },
+  };
 }
 
 /** One frame as an HTTP chunk, built once per frame (a shared event's frame is shared). */
@@ -280,12 +316,12 @@ class EventStreamBody<T> extends Readable {
     if (this.released) {
       // The source ended before the body was piped: reading its end destroys this stream in a
       // later tick (and with it what waits for a flush), so all of it is written now.
-      if (early.length > 0) wire.write(early);
-      wire.end();
+      wire.end(early);
       return destination;
     }
     this.pending.push(...early);
-    if (this.pending.length > 0) this.schedule();
+    // The next flush also sends the head the wire may hold.
+    this.schedule();
     return destination;
   }
 
@@ -308,7 +344,16 @@ class EventStreamBody<T> extends Readable {
   flush(): void {
     this.queued = false;
     const wire = this.wire!;
-    if (this.destroyed || this.blocked) return;
+    if (this.destroyed) return wire.release();
+    if (this.blocked) return;
+    if (this.ending) {
+      // The last frames go with the end (one write); a full destination takes them all the same.
+      this.ending = false;
+      const frames = this.pending;
+      this.pending = [];
+      wire.end(frames);
+      return;
+    }
     if (this.pending.length > 0) {
       const frames = this.pending;
       this.pending = [];
@@ -320,12 +365,7 @@ class EventStreamBody<T> extends Readable {
         });
       }
     }
-    if (this.ending) {
-      if (this.blocked) return;
-      this.ending = false;
-      wire.end();
-      return;
-    }
+    wire.release();
     if (this.full && !this.blocked && !this.released) {
       this.full = false;
       this.feed.resume();

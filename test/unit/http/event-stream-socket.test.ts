@@ -11,7 +11,7 @@
  */
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SseEvent } from '../../../rest/route.js';
@@ -102,6 +102,37 @@ describe('an event stream piped to a node:http response', () => {
     socket.write('GET /other HTTP/1.1\r\nhost: x\r\n\r\n');
     await until(() => received.text.endsWith('ok'));
     expect(received.text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    socket.destroy();
+  });
+
+  it('sends the head with the frames already there, and the last frames with the end: one system call each', async () => {
+    // What reaches the socket's handle is what the kernel is asked to send: one call, one system call.
+    let writes = 0;
+    const counting = (socket: Socket) => {
+      const handle = (socket as unknown as { _handle: Record<string, (...args: unknown[]) => unknown> })._handle;
+      for (const name of ['writeBuffer', 'writev', 'writeUtf8String', 'writeLatin1String', 'writeAsciiString']) {
+        const original = handle[name];
+        handle[name] = (...args: unknown[]) => {
+          writes++;
+          return original.apply(handle, args);
+        };
+      }
+    };
+    const stream = feed();
+    const started: Feed<SseEvent> = { ...stream.source, start: (sink) => (stream.source.start(sink), sink.push({ event: 'e', id: 1, data: '{}' })) };
+    const port = await serve(started);
+    server!.on('connection', counting);
+    const { socket, received } = client(port);
+    socket.write('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n');
+    await until(() => bodyOf(received.text).length > 0);
+    expect(received.text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(bodyOf(received.text)).toBe(chunk(frame(1)));
+    expect(writes).toBe(1);
+    stream.push(2);
+    stream.state.sink!.end();
+    await until(() => received.text.endsWith('0\r\n\r\n'));
+    expect(bodyOf(received.text)).toBe(chunk(frame(1)) + chunk(frame(2) + DONE) + '0\r\n\r\n');
+    expect(writes).toBe(2);
     socket.destroy();
   });
 
