@@ -113,6 +113,17 @@ function executeSync(args: ExecutionArgs, project: Projector | null, payload: un
  */
 function selectionKey(args: ExecutionArgs): string {
   const { document, operationName, variableValues } = args;
+  const used = selectionVariables(document, operationName).map((name) => [name, variableValues?.[name] ?? null]);
+  return JSON.stringify([documentId(document), operationName ?? null, used]);
+}
+
+/** The variables a selection uses, sorted, by document and operation: a REST operation's document is walked once, not per stream. */
+const variablesByDocument = new WeakMap<DocumentNode, Map<string | null, string[]>>();
+
+function selectionVariables(document: DocumentNode, operationName: string | null | undefined): string[] {
+  let byOperation = variablesByDocument.get(document);
+  const known = byOperation?.get(operationName ?? null);
+  if (known) return known;
   const operation = getOperationAST(document, operationName);
   const names = new Set<string>();
   const collect = (node: ASTNode) =>
@@ -129,8 +140,10 @@ function selectionKey(args: ExecutionArgs): string {
     }
   }
   for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) collect(definition);
-  const used = [...names].sort().map((name) => [name, variableValues?.[name] ?? null]);
-  return JSON.stringify([documentId(document), operationName ?? null, used]);
+  const sorted = [...names].sort();
+  if (!byOperation) variablesByDocument.set(document, (byOperation = new Map()));
+  byOperation.set(operationName ?? null, sorted);
+  return sorted;
 }
 
 /**
