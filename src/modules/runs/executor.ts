@@ -7,6 +7,7 @@
  * Every status move is conditional, so a cancel or a shutdown racing the executor is settled
  * cleanly.
  */
+import type { EntityManager } from '@mikro-orm/core';
 import { AppError } from '../../errors.js';
 import { prefixedId } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
@@ -241,6 +242,7 @@ class RunJob {
   private failure: unknown = null;
   /** The move to `in_progress` has been committed. */
   started = false;
+  private forked: EntityManager | null = null;
 
   constructor(
     private readonly runtime: Runtime,
@@ -251,6 +253,16 @@ class RunJob {
 
   get runId(): string {
     return this.run.id;
+  }
+
+  /**
+   * The EntityManager of the job's writes, forked at the first and kept: each write is a
+   * transaction on a fork of it (commitRun), and the job writes plain rows and statements, never
+   * entities of a unit of work, so nothing accumulates here between writes. A fork per write
+   * cost about as much as one of its statements.
+   */
+  private get em(): EntityManager {
+    return (this.forked ??= this.runtime.fork());
   }
 
   async execute(): Promise<void> {
@@ -324,13 +336,15 @@ class RunJob {
 
   /** The model request, or null when the prompt cannot fit (the run has then ended incomplete). */
   private async request(): Promise<ModelRequest | null> {
-    const em = this.runtime.fork();
     const run = this.run;
+    // Forked only for a read (a run handed over at its creation needs none).
+    let reads: EntityManager | undefined;
+    const em = () => (reads ??= this.runtime.fork());
     const [messages, steps] = await Promise.all([
       this.known?.messages ??
-        em.find(MessageSchema, { threadId: run.threadId }, { orderBy: { ordinal: 'asc' } }).then((rows) => rows.map((m) => ({ ordinal: m.ordinal, role: m.role, text: textOf(m.content) }))),
+        em().find(MessageSchema, { threadId: run.threadId }, { orderBy: { ordinal: 'asc' } }).then((rows) => rows.map((m) => ({ ordinal: m.ordinal, role: m.role, text: textOf(m.content) }))),
       // A run that never started has had no tool round yet (started_at is kept across rounds).
-      run.startedAt ? em.find(RunStepSchema, { runId: run.id, type: 'tool_calls', status: 'completed' }, { orderBy: { ordinal: 'asc' } }) : [],
+      run.startedAt ? em().find(RunStepSchema, { runId: run.id, type: 'tool_calls', status: 'completed' }, { orderBy: { ordinal: 'asc' } }) : [],
     ]);
     const conversation = await buildConversation({
       instructions: run.instructions,
@@ -418,7 +432,7 @@ class RunJob {
     if (this.started && this.pending.length === 0 && !end) return;
     const deltas = this.pending;
     this.pending = [];
-    await commitRun(this.runtime, this.runtime.fork(), async (rtx) => {
+    await commitRun(this.runtime, this.em, async (rtx) => {
       const drafts: EventDraft[] = [];
       if (!this.started) {
         const run = await rtx.move(this.run.id, 'queued', 'in_progress');
