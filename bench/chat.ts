@@ -29,7 +29,9 @@ import { goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
  *
  * Environment: BENCH_CHAT_REQUESTS (per configuration and concurrency, default 600),
  * BENCH_CHAT_ROUNDS (batches, default 6), BENCH_CHAT_WARMUP (requests per target before each
- * configuration's batches, default 100), BENCH_CHAT_ENFORCEMENT=off (no policy, rate limit or
+ * configuration's batches, default 2,000: a deployed gateway runs warm, and after 100 requests V8
+ * was still compiling the gateway's code, a fifth of its process's samples; warm, its CPU per request
+ * was a third and its added p50 under half of what 100 showed), BENCH_CHAT_ENFORCEMENT=off (no policy, rate limit or
  * guardrail: what the gateway's own path costs), BENCH_CHAT_SQL=1 (also prints the counted
  * statements), BENCH_CHAT_PROFILE=<dir> (the gateway process writes a --cpu-prof profile there),
  * BENCH_CHAT_CONCURRENCY (comma-separated, default 1,50), BENCH_CHAT_STREAM=off|only (only the
@@ -38,7 +40,7 @@ import { goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
  */
 const REQUESTS = intEnv('BENCH_CHAT_REQUESTS', 600);
 const ROUNDS = intEnv('BENCH_CHAT_ROUNDS', 6);
-const WARMUP = intEnv('BENCH_CHAT_WARMUP', 100);
+const WARMUP = intEnv('BENCH_CHAT_WARMUP', 2000);
 const CONCURRENCIES = process.env.BENCH_CHAT_CONCURRENCY ? process.env.BENCH_CHAT_CONCURRENCY.split(',').map(Number) : [1, 50];
 const STREAMS = process.env.BENCH_CHAT_STREAM === 'only' ? [true] : process.env.BENCH_CHAT_STREAM === 'off' ? [false] : [false, true];
 const KEY = 'bench-bootstrap-key-0123456789';
@@ -116,6 +118,7 @@ if (ENFORCEMENT) {
 } else {
   await setup('PUT', '/integrations/upstream/workspaces', { workspaces: [{ id: 'default', enabled: true }] });
 }
+console.log(`warm-up: ${WARMUP} requests per target before each configuration (BENCH_CHAT_WARMUP)`);
 console.log(`enforcement: ${ENFORCEMENT ? 'a tokens policy, a rate limit and an input guardrail' : 'none (BENCH_CHAT_ENFORCEMENT=off)'}`);
 
 const messages = [{ role: 'user', content: 'Summarise the open tickets of the northern region in one line.' }];
