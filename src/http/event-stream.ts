@@ -135,8 +135,6 @@ function flushWaiting(): void {
 interface Wire {
   /** Writes one flush's frames; false when the destination is full (wait for `drainer`'s `drain`). */
   write(frames: Buffer[]): boolean;
-  /** Sends what the wire holds back (the head, see socketWire); called at the end of every flush. */
-  release(): void;
   /** Emits `drain` once a full destination has room again. */
   readonly drainer: NodeJS.EventEmitter;
   /** Ends the response after `frames` (the last flush's, possibly none). */
@@ -156,39 +154,21 @@ function socketWire(destination: NodeJS.WritableStream): Wire | null {
   // (`headersSent` is true as soon as it is written down), and what it holds for its socket.
   const response = destination as NodeResponse & { _hasBody?: boolean; _headerSent?: boolean; outputData?: unknown[] };
   if (response._hasBody !== true || response.writableEnded) return null;
-  const socket = response.socket as (Socket & { _httpMessage?: unknown }) | null;
-  // The head is held (the socket corked) until the first flush, a turn later: it leaves with the
-  // frames already there (a run's first events) in one system call rather than two.
-  let holding = response._headerSent !== true && socket !== null && socket._httpMessage === response && socket.writable;
-  if (holding) socket!.cork();
-  const release = () => {
-    if (!holding) return;
-    holding = false;
-    socket!.uncork();
-  };
   if (response._headerSent !== true) response.flushHeaders();
+  const socket = response.socket as (Socket & { _httpMessage?: unknown }) | null;
   // Anything the response still holds (a socket not yet its own) would come after direct writes.
-  if (!socket || socket._httpMessage !== response || !socket.writable || response._headerSent !== true || response.outputData?.length !== 0) {
-    release();
-    return null;
-  }
+  if (!socket || socket._httpMessage !== response || !socket.writable || response._headerSent !== true || response.outputData?.length !== 0) return null;
   const chunked = response.chunkedEncoding;
   const bytes = (frames: Buffer[]) => (chunked ? httpChunk(frames) : joined(frames));
   return {
-    write: (frames) => {
-      const room = socket.write(bytes(frames));
-      release();
-      return room;
-    },
-    release,
+    write: (frames) => socket.write(bytes(frames)),
     drainer: socket,
     end: (frames) => {
       // The last frames and the response's end (its last chunk) in one system call: end() uncorks.
       if (frames.length > 0) {
-        if (!holding) socket.cork();
+        socket.cork();
         socket.write(bytes(frames));
       }
-      holding = false;
       response.end();
     },
   };
@@ -198,7 +178,6 @@ function socketWire(destination: NodeJS.WritableStream): Wire | null {
 function writableWire(destination: NodeJS.WritableStream): Wire {
   return {
     write: (frames) => destination.write(joined(frames)),
-    release: () => {},
     drainer: destination,
     end: (frames) => {
       if (frames.length > 0) destination.write(joined(frames));
@@ -320,8 +299,7 @@ class EventStreamBody<T> extends Readable {
       return destination;
     }
     this.pending.push(...early);
-    // The next flush also sends the head the wire may hold.
-    this.schedule();
+    if (this.pending.length > 0) this.schedule();
     return destination;
   }
 
@@ -344,8 +322,7 @@ class EventStreamBody<T> extends Readable {
   flush(): void {
     this.queued = false;
     const wire = this.wire!;
-    if (this.destroyed) return wire.release();
-    if (this.blocked) return;
+    if (this.destroyed || this.blocked) return;
     if (this.ending) {
       // The last frames go with the end (one write); a full destination takes them all the same.
       this.ending = false;
@@ -365,7 +342,6 @@ class EventStreamBody<T> extends Readable {
         });
       }
     }
-    wire.release();
     if (this.full && !this.blocked && !this.released) {
       this.full = false;
       this.feed.resume();
