@@ -27,10 +27,13 @@ import { goalLine, inParallel, intEnv, quantile, tempDatabase } from './lib.js';
  * `[DONE]`. Both children are stopped by pid at the end (and if the bench stops early).
  *
  * Environment: BENCH_STREAMED_REQUESTS (per target and concurrency, default 200),
- * BENCH_STREAMED_ROUNDS (default 4).
+ * BENCH_STREAMED_ROUNDS (default 4), BENCH_STREAMED_WARMUP (requests per target before each
+ * concurrency's rounds, default 1,000: the servers are measured warm, as deployed ones run; after a
+ * few hundred requests V8 is still compiling their code).
  */
 const REQUESTS = intEnv('BENCH_STREAMED_REQUESTS', 200);
 const ROUNDS = intEnv('BENCH_STREAMED_ROUNDS', 4);
+const WARMUP = intEnv('BENCH_STREAMED_WARMUP', 1000);
 const CONCURRENCIES = [1, 10];
 const KEY = 'bench-bootstrap-key-0123456789';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -190,7 +193,7 @@ type Result = Timing & { gatehouseCpuMs: number | null };
 async function measure(concurrency: number): Promise<Map<Target, Result>> {
   const timings = new Map<Target, Timing[]>(targets.map((t) => [t, []]));
   const cpu = new Map<Target, number | null>(targets.map((t) => [t, 0]));
-  for (const target of targets) await inParallel(concurrency, 20, async () => void (await timed(target))); // warm-up
+  for (const target of targets) await inParallel(concurrency, WARMUP, async () => void (await timed(target)));
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of targets) {
       const before = gatehouseCpuMs();
@@ -210,7 +213,7 @@ async function measure(concurrency: number): Promise<Map<Target, Result>> {
   );
 }
 
-console.log(`Streamed answers: a fake OpenAI-compatible upstream answering at once in ${upstream.chunks} chunks; Gatehouse (RUN_CONCURRENCY=${RUN_CONCURRENCY}, SQLite file) and the Portkey gateway 1.15.2 as child processes; ${REQUESTS} requests per target and concurrency in ${ROUNDS} interleaved rounds; p50 in ms`);
+console.log(`Streamed answers: a fake OpenAI-compatible upstream answering at once in ${upstream.chunks} chunks; Gatehouse (RUN_CONCURRENCY=${RUN_CONCURRENCY}, SQLite file) and the Portkey gateway 1.15.2 as child processes; ${REQUESTS} requests per target and concurrency in ${ROUNDS} interleaved rounds after ${WARMUP} warm-up requests each; p50 in ms`);
 for (const concurrency of CONCURRENCIES) {
   const results = await measure(concurrency);
   const of = (name: string) => results.get(targets.find((t) => t.name === name)!)!;
