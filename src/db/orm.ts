@@ -7,7 +7,6 @@ import { postgresMigrations } from './migrations/postgresql/index.js';
 import { sqliteMigrations } from './migrations/sqlite/index.js';
 import { PostgresDriver } from './postgres-driver.js';
 import { SqliteDriver } from './sqlite-driver.js';
-import type { WalCheckpointOptions } from './wal-checkpointer.js';
 
 /**
  * SQLite through better-sqlite3 (synchronous, in the main thread) rather than `@mikro-orm/sqlite`'s
@@ -28,8 +27,6 @@ export interface OrmOptions {
   onMigrated?: (names: string[]) => void;
   /** Called with every SQL statement, `begin`/`commit` included (tests count statements and transactions). */
   onQuery?: (sql: string) => void;
-  /** A SQLite file's WAL checkpoints, done off the request path (src/db/wal-checkpointer.ts): when and past what size. */
-  walCheckpoint?: Partial<WalCheckpointOptions>;
 }
 
 const common = {
@@ -76,7 +73,7 @@ export async function openOrm(options: OrmOptions): Promise<Orm> {
     ...common,
     ...dialect,
     entities: options.entities,
-    driverOptions: { onStatement: options.onQuery, walCheckpoint: options.walCheckpoint },
+    driverOptions: { onStatement: options.onQuery },
     migrations: migrationOptions(database, options.migrations ?? []),
   } as Options)) as Orm;
   try {

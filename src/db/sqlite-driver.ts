@@ -3,7 +3,6 @@ import { AbstractSqlDriver, BetterSqliteKnexDialect, type AbstractSqlConnection,
 import { BetterSqliteConnection, BetterSqlitePlatform, BetterSqliteSchemaHelper } from '@mikro-orm/better-sqlite';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { SqliteTransaction, waitingForLock, type Database, type PoolClient, type Statement } from './sqlite-transaction.js';
-import { startWalCheckpointer, type WalCheckpointer, type WalCheckpointOptions } from './wal-checkpointer.js';
 
 export { BUSY_WAIT_MS } from './sqlite-transaction.js';
 
@@ -17,18 +16,14 @@ export { BUSY_WAIT_MS } from './sqlite-transaction.js';
  * refused for a lock another connection took after it began.
  */
 class Dialect extends BetterSqliteKnexDialect {
-  declare config: { onStatement?: (sql: string) => void; walCheckpoint?: Partial<WalCheckpointOptions> };
+  declare config: { onStatement?: (sql: string) => void };
   /** The connections this client has open (its pool keeps one: see orm.ts), and that one if so. */
   private readonly databases = new Set<Database>();
   only: Database | undefined;
-  /** Each open file connection's checkpointer (wal-checkpointer.ts), stopped before it closes. */
-  private readonly checkpointers = new Map<Database, WalCheckpointer>();
 
   async acquireRawConnection(): Promise<Database> {
     const db = await (super.acquireRawConnection as () => Promise<Database>).call(this);
     reusePreparedStatements(db);
-    const checkpointer = startWalCheckpointer(db as unknown as Parameters<typeof startWalCheckpointer>[0], this.config.walCheckpoint);
-    if (checkpointer) this.checkpointers.set(db, checkpointer);
     this.databases.add(db);
     this.only = this.databases.size === 1 ? db : undefined;
     return db;
@@ -37,9 +32,6 @@ class Dialect extends BetterSqliteKnexDialect {
   async destroyRawConnection(db: Database): Promise<void> {
     this.databases.delete(db);
     this.only = this.databases.size === 1 ? [...this.databases][0] : undefined;
-    // First: closing, the serving connection is then the last one and checkpoints what is left.
-    await this.checkpointers.get(db)?.stop();
-    this.checkpointers.delete(db);
     await (super.destroyRawConnection as (db: Database) => Promise<void>).call(this, db);
   }
 
