@@ -9,13 +9,13 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listeningPort, spawnServer, STARTS_WITHIN, type ServerProcess } from '../helpers/server-process.js';
+import { killServer, listeningPort, spawnServer, STARTS_WITHIN, type ServerProcess } from '../helpers/server-process.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'gatehouse-shutdown-'));
 const started: ServerProcess[] = [];
 afterAll(() => {
-  for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const server of started) killServer(server);
   rmSync(dir, { recursive: true, force: true });
 });
 

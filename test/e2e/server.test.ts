@@ -3,16 +3,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
-import { listeningPort, spawnServer, STARTS_WITHIN, type ServerProcess } from '../helpers/server-process.js';
+import { killServer, listeningPort, spawnServer, STARTS_WITHIN, type ServerProcess } from '../helpers/server-process.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
 const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-server-'));
-afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+const started: ServerProcess[] = [];
+afterAll(() => {
+  for (const server of started) killServer(server);
+  rmSync(cwd, { recursive: true, force: true });
+});
 
 /** `src/server.ts` under tsx in `cwd`, with only PATH and HOME from the test's environment: zero configuration otherwise. */
 function start(env: Record<string, string>): ServerProcess {
-  return spawnServer(tsx, [join(root, 'src', 'server.ts')], { cwd, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? cwd, ...env } });
+  const server = spawnServer(tsx, [join(root, 'src', 'server.ts')], { cwd, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? cwd, ...env } });
+  started.push(server);
+  return server;
 }
 
 describe('the server process', () => {

@@ -17,8 +17,12 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
+/**
+ * Started in a process group of its own, so `killServer` reaches what it starts in turn (`npm
+ * start` runs the server as its grandchild, which a signal to npm alone would leave running).
+ */
 export function spawnServer(command: string, args: string[], options: SpawnOptions): ServerProcess {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -34,7 +38,21 @@ export async function listeningPort(server: ServerProcess, name: string, ms = ST
   for (;;) {
     const listening = LISTENING.exec(server.output());
     if (listening) return Number(listening[1]);
-    if (Date.now() > until || server.child.exitCode !== null) throw new Error(`${name} did not start:\n${server.output()}`);
+    if (Date.now() > until || server.child.exitCode !== null) {
+      killServer(server);
+      throw new Error(`${name} did not start:\n${server.output()}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Kills the server's whole process group if it is still running (a test's cleanup, or a start that failed). */
+export function killServer(server: ServerProcess): void {
+  const { child } = server;
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
   }
 }
