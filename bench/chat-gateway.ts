@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { createApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { createHttpServer } from '../src/http/http-server.js';
@@ -12,7 +15,11 @@ import { listen, mainThreadCpuMs, notingAnswers, processCpuMs } from './lib.js';
  * - `cpu`: this process's CPU so far (processCpuMs, ms) and its main thread's (`main`, mainThreadCpuMs);
  * - `count`: starts recording the SQL statements sent (the runtime's onQuery hook);
  * - `counted`: stops, and answers them with how many had been sent when the last answer was ended;
- * - `stop`: closes the server and the app, then exits (which writes a --cpu-prof profile).
+ * - `profile` (`{ dir, name, heap? }`): starts a CPU profile of this process (the inspector's
+ *   profiler), or with `heap` (`all` or `survivors`) a sampling heap profile: what is allocated, by
+ *   stack (`survivors`: only what outlived a scavenge);
+ * - `profiled`: stops it and writes it to `<dir>/<name>.cpuprofile` (`.heapprofile`);
+ * - `stop`: closes the server and the app, then exits.
  */
 const { url: databaseUrl, key } = JSON.parse(process.argv[2]!) as { url: string; key: string };
 
@@ -29,8 +36,9 @@ const { server } = createHttpServer(
 );
 const url = await listen(server);
 
-type Question = { id: number; op: 'cpu' | 'count' | 'counted' | 'stop' };
-process.on('message', async ({ id, op }: Question) => {
+type Question = { id: number; op: 'cpu' | 'count' | 'counted' | 'profile' | 'profiled' | 'stop'; dir?: string; name?: string; heap?: string };
+let profiling: { session: Session; file: string; heap: boolean } | null = null;
+process.on('message', async ({ id, op, dir, name, heap }: Question) => {
   if (op === 'cpu') process.send!({ id, cpu: processCpuMs(), main: mainThreadCpuMs?.() ?? NaN });
   else if (op === 'count') {
     statements = [];
@@ -38,6 +46,23 @@ process.on('message', async ({ id, op }: Question) => {
   } else if (op === 'counted') {
     process.send!({ id, statements, answered });
     statements = null;
+  } else if (op === 'profile') {
+    const session = new Session();
+    session.connect();
+    // Every allocation sampled, or (`survivors`) only those that outlived a scavenge.
+    if (heap) await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: heap !== 'survivors' });
+    else {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
+    profiling = { session, file: join(dir!, `${name}.${heap ? 'heapprofile' : 'cpuprofile'}`), heap: Boolean(heap) };
+    process.send!({ id });
+  } else if (op === 'profiled') {
+    const { profile } = profiling!.heap ? await profiling!.session.post('HeapProfiler.stopSampling') : await profiling!.session.post('Profiler.stop');
+    writeFileSync(profiling!.file, JSON.stringify(profile));
+    profiling!.session.disconnect();
+    process.send!({ id, file: profiling!.file });
+    profiling = null;
   } else if (op === 'stop') {
     server.closeAllConnections();
     server.close();

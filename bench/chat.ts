@@ -33,7 +33,11 @@ import { goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
  * was still compiling the gateway's code, a fifth of its process's samples; warm, its CPU per request
  * was a third and its added p50 under half of what 100 showed), BENCH_CHAT_ENFORCEMENT=off (no policy, rate limit or
  * guardrail: what the gateway's own path costs), BENCH_CHAT_SQL=1 (also prints the counted
- * statements), BENCH_CHAT_PROFILE=<dir> (the gateway process writes a --cpu-prof profile there),
+ * statements), BENCH_CHAT_PROFILE=<dir> (a CPU profile of the gateway process over each
+ * configuration's measured batches, after its warm-up, written there as
+ * chat-<streamed|non-streamed>-c<concurrency>.cpuprofile; with BENCH_CHAT_PROFILE_HEAP=all a
+ * sampling heap profile instead, .heapprofile, of what the gateway allocates by stack, and with
+ * =survivors of what outlived a scavenge),
  * BENCH_CHAT_CONCURRENCY (comma-separated, default 1,50), BENCH_CHAT_STREAM=off|only (only the
  * non-streamed or only the streamed runs; both by default), BENCH_CHAT_NODE_ARGS (more node options
  * for the gateway process, e.g. --perf-basic-prof for `perf record -p <the printed pid>`).
@@ -65,11 +69,11 @@ async function startChild(script: string, arg: string, execArgv: string[] = []) 
   });
   const waiting = new Map<number, (answer: any) => void>();
   let questions = 0;
-  const ask = (op: 'cpu' | 'count' | 'counted' | 'stop'): Promise<any> =>
+  const ask = (op: 'cpu' | 'count' | 'counted' | 'profile' | 'profiled' | 'stop', extra: Record<string, string> = {}): Promise<any> =>
     new Promise((resolve) => {
       const id = ++questions;
       waiting.set(id, resolve);
-      child.send({ id, op });
+      child.send({ id, op, ...extra });
     });
   const base = await new Promise<string>((resolve) =>
     child.on('message', (message: any) => {
@@ -91,7 +95,7 @@ async function startChild(script: string, arg: string, execArgv: string[] = []) 
 
 // The gateway (bench/chat-gateway.ts), and the floor beside it: a bare node:http pass-through proxy (bench/chat-proxy.ts).
 const profile = process.env.BENCH_CHAT_PROFILE;
-const gatewayArgs = [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []), ...(process.env.BENCH_CHAT_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+const gatewayArgs = process.env.BENCH_CHAT_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const gateway = await startChild('./chat-gateway.ts', JSON.stringify({ url: 'sqlite::memory:', key: KEY }), gatewayArgs);
 if (process.env.BENCH_CHAT_NODE_ARGS) console.log(`gateway pid ${gateway.pid}`);
 const proxy = await startChild('./chat-proxy.ts', new URL(upstreamUrl).origin);
@@ -205,10 +209,12 @@ for (const stream of STREAMS) {
     cpu = noCpu();
     const elapsed: Record<Target, number> = { direct: 0, proxy: 0, gateway: 0 };
     const per = Math.ceil(REQUESTS / ROUNDS);
+    if (profile) await ask('profile', { dir: profile, name: `chat-${stream ? 'streamed' : 'non-streamed'}-c${concurrency}`, ...(process.env.BENCH_CHAT_PROFILE_HEAP && { heap: process.env.BENCH_CHAT_PROFILE_HEAP }) });
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse();
       for (const target of order) elapsed[target] += await batch(target, stream, per, concurrency, latencies[target]);
     }
+    if (profile) console.log(`profile: ${(await ask('profiled')).file}`);
     const stats = (target: Target) => {
       const sorted = [...latencies[target]].sort((a, b) => a - b);
       return { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), rps: (sorted.length / elapsed[target]) * 1000 };
