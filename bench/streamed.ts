@@ -29,12 +29,20 @@ import { goalLine, inParallel, intEnv, quantile, tempDatabase } from './lib.js';
  * Environment: BENCH_STREAMED_REQUESTS (per target and concurrency, default 200),
  * BENCH_STREAMED_ROUNDS (default 4), BENCH_STREAMED_WARMUP (requests per target before each
  * concurrency's rounds, default 1,000: the servers are measured warm, as deployed ones run; after a
- * few hundred requests V8 is still compiling their code).
+ * few hundred requests V8 is still compiling their code), BENCH_STREAMED_TARGETS (comma-separated
+ * parts of target names: only the targets whose name contains one, and the direct ones, are measured),
+ * BENCH_STREAMED_PROFILE (a directory: the Gatehouse child runs with `--cpu-prof` into it and the bench
+ * prints the CLOCK_MONOTONIC window, in µs as the profile's timestamps, of each target's measured
+ * requests, so the warm-up can be left out of the profile).
  */
 const REQUESTS = intEnv('BENCH_STREAMED_REQUESTS', 200);
 const ROUNDS = intEnv('BENCH_STREAMED_ROUNDS', 4);
 const WARMUP = intEnv('BENCH_STREAMED_WARMUP', 1000);
 const CONCURRENCIES = [1, 10];
+const ONLY = process.env.BENCH_STREAMED_TARGETS?.split(',').filter(Boolean);
+/** Whether the target of this name is measured (BENCH_STREAMED_TARGETS). */
+const measured = (name: string) => name.startsWith('direct') || !ONLY || ONLY.some((part) => name.includes(part));
+const PROFILE = process.env.BENCH_STREAMED_PROFILE;
 const KEY = 'bench-bootstrap-key-0123456789';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -88,14 +96,15 @@ const gatehouse = `http://127.0.0.1:${gatehousePort}`;
 const RUN_CONCURRENCY = Math.max(...CONCURRENCIES);
 const gatehouseChild = await start(
   'Gatehouse',
-  ['--import', 'tsx', 'src/server.ts'],
+  [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []), '--import', 'tsx', 'src/server.ts'],
   { PORT: String(gatehousePort), HOST: '127.0.0.1', DATABASE_URL: database.url, LOG_LEVEL: 'warn', GATEWAY_BOOTSTRAP_API_KEY: KEY, GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'), RUN_CONCURRENCY: String(RUN_CONCURRENCY) },
   `${gatehouse}/healthz`,
 );
 const portkeyPort = await freePort();
 const portkey = `http://127.0.0.1:${portkeyPort}`;
 const portkeyBin = createRequire(import.meta.url).resolve('@portkey-ai/gateway/build/start-server.js');
-await start('Portkey gateway', ['--import', new URL('./portkey-preload.mjs', import.meta.url).href, portkeyBin, `--port=${portkeyPort}`, '--headless'], {}, `${portkey}/`);
+if (measured('Portkey chat, streamed') || measured('Portkey chat, not streamed'))
+  await start('Portkey gateway', ['--import', new URL('./portkey-preload.mjs', import.meta.url).href, portkeyBin, `--port=${portkeyPort}`, '--headless'], {}, `${portkey}/`);
 
 const admin = { 'x-gateway-api-key': KEY, 'content-type': 'application/json' };
 async function setup(method: string, path: string, body: unknown): Promise<any> {
@@ -124,7 +133,7 @@ interface Target {
 const CHAT_DELTA = '"content":"Hello"';
 const direct = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
 const viaPortkey = { ...direct, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstreamUrl };
-const targets: Target[] = [
+const allTargets: Target[] = [
   { name: 'direct, streamed', url: `${upstreamUrl}/chat/completions`, headers: direct, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
   { name: 'direct, not streamed', url: `${upstreamUrl}/chat/completions`, headers: direct, body: chatBody('gpt-4o-mini', false), firstDelta: null },
   {
@@ -139,6 +148,7 @@ const targets: Target[] = [
   { name: 'Portkey chat, streamed', url: `${portkey}/v1/chat/completions`, headers: viaPortkey, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
   { name: 'Portkey chat, not streamed', url: `${portkey}/v1/chat/completions`, headers: viaPortkey, body: chatBody('gpt-4o-mini', false), firstDelta: null },
 ];
+const targets = allTargets.filter((t) => measured(t.name));
 
 interface Timing {
   /** The response's head: for a streamed run, the run has been created and admitted. */
@@ -188,6 +198,9 @@ function gatehouseCpuMs(): number | null {
   }
 }
 
+/** CLOCK_MONOTONIC in µs, the clock of a `--cpu-prof` profile's timestamps. */
+const monotonicUs = () => process.hrtime.bigint() / 1000n;
+
 type Result = Timing & { gatehouseCpuMs: number | null };
 
 async function measure(concurrency: number): Promise<Map<Target, Result>> {
@@ -197,7 +210,9 @@ async function measure(concurrency: number): Promise<Map<Target, Result>> {
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of targets) {
       const before = gatehouseCpuMs();
+      const from = monotonicUs();
       await inParallel(concurrency, Math.ceil(REQUESTS / ROUNDS), async () => void timings.get(target)!.push(await timed(target)));
+      if (PROFILE) console.log(`  profile window c=${concurrency} ${target.name}: ${from} ${monotonicUs()}`);
       const after = gatehouseCpuMs();
       const sum = cpu.get(target)!;
       cpu.set(target, before === null || after === null || sum === null ? null : sum + after - before);
@@ -216,7 +231,8 @@ async function measure(concurrency: number): Promise<Map<Target, Result>> {
 console.log(`Streamed answers: a fake OpenAI-compatible upstream answering at once in ${upstream.chunks} chunks; Gatehouse (RUN_CONCURRENCY=${RUN_CONCURRENCY}, SQLite file) and the Portkey gateway 1.15.2 as child processes; ${REQUESTS} requests per target and concurrency in ${ROUNDS} interleaved rounds after ${WARMUP} warm-up requests each; p50 in ms`);
 for (const concurrency of CONCURRENCIES) {
   const results = await measure(concurrency);
-  const of = (name: string) => results.get(targets.find((t) => t.name === name)!)!;
+  // A target left out (BENCH_STREAMED_TARGETS) prints as NaN.
+  const of = (name: string): Result => results.get(targets.find((t) => t.name === name)!) ?? { head: NaN, first: NaN, done: NaN, gatehouseCpuMs: null };
   console.log(`concurrency ${concurrency}`);
   for (const target of targets) {
     const r = results.get(target)!;
