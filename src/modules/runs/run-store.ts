@@ -69,7 +69,7 @@ export class RunTx {
     return row;
   }
 
-  /** Writes `row` back, every column by its key (one UPDATE): a row of `schema` an earlier transaction inserted, changed since. */
+  /** Writes `row` back, every column but those fixed at creation, by its key (one UPDATE): a row of `schema` an earlier transaction inserted, changed since. */
   update<T extends object>(schema: EntitySchema<T>, row: T): Promise<void> {
     return updateRow(this.tx, schema, row);
   }
@@ -207,11 +207,21 @@ interface RowPlan {
   table: string;
   columns: string;
   props: { name: string; json: boolean }[];
-  /** `col = ?, …` for every column but the primary key, and that key's column. */
+  /** `col = ?, …` for every column `updateRow` writes (see FIXED_AT_CREATION), and their properties. */
   assignments: string;
+  updated: { name: string; json: boolean }[];
   key: { name: string; column: string };
 }
 const rowPlans = new WeakMap<object, RowPlan>();
+
+/**
+ * Properties of a run, message or step fixed when its row is inserted: its tenancy, the thread,
+ * run and assistant it belongs to, its place in their order, its creation time. `updateRow`
+ * leaves them out: SQLite rewrites an index's entry for every column an UPDATE sets, changed or
+ * not, so writing them back rewrote four index pages of `runs` (organisation, workspace, thread,
+ * ordinal) in every transaction that moved a run.
+ */
+const FIXED_AT_CREATION = new Set(['organisationId', 'workspaceId', 'threadId', 'runId', 'assistantId', 'ordinal', 'createdAt']);
 
 function rowPlan(tx: EntityManager, schema: EntitySchema<any>): RowPlan {
   const meta = tx.getMetadata().get(schema.meta.className);
@@ -219,11 +229,14 @@ function rowPlan(tx: EntityManager, schema: EntitySchema<any>): RowPlan {
   if (!plan) {
     const props = meta.props.filter((prop) => prop.persist !== false && prop.kind === ReferenceKind.SCALAR);
     const key = props.find((prop) => prop.primary)!;
+    const updated = props.filter((prop) => prop !== key && !FIXED_AT_CREATION.has(prop.name));
+    const written = (prop: (typeof props)[number]) => ({ name: prop.name, json: prop.customType instanceof JsonType });
     plan = {
       table: meta.tableName,
       columns: props.map((prop) => prop.fieldNames[0]).join(', '),
-      props: props.map((prop) => ({ name: prop.name, json: prop.customType instanceof JsonType })),
-      assignments: props.filter((prop) => prop !== key).map((prop) => `${prop.fieldNames[0]} = ?`).join(', '),
+      props: props.map(written),
+      assignments: updated.map((prop) => `${prop.fieldNames[0]} = ?`).join(', '),
+      updated: updated.map(written),
       key: { name: key.name, column: key.fieldNames[0] },
     };
     rowPlans.set(meta, plan);
@@ -245,10 +258,10 @@ async function insertRows(tx: EntityManager, schema: EntitySchema<any>, rows: ob
   await boundSql(tx, `insert into ${table} (${columns}) values ${rows.map(() => one).join(', ')}`, params, 'run');
 }
 
-/** One UPDATE of every column of `row` (a plain object of the entity's scalar properties) by its key. */
+/** One UPDATE of every column of `row` (a plain object of the entity's scalar properties) by its key, but those FIXED_AT_CREATION. */
 async function updateRow(tx: EntityManager, schema: EntitySchema<any>, row: object): Promise<void> {
-  const { table, props, assignments, key } = rowPlan(tx, schema);
-  const params = props.filter(({ name }) => name !== key.name).map(({ name, json }) => bound(row, name, json));
+  const { table, updated, assignments, key } = rowPlan(tx, schema);
+  const params = updated.map(({ name, json }) => bound(row, name, json));
   params.push((row as Record<string, unknown>)[key.name]);
   await boundSql(tx, `update ${table} set ${assignments} where ${key.column} = ?`, params, 'run');
 }

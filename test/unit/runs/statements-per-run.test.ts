@@ -73,3 +73,22 @@ it('a streamed run: its stream reads the log at most once (never alone on SQLite
   // The run's own statements and, sharing the database, the one read of its log.
   expect(own.length, own.join('\n')).toBeLessThanOrEqual(11 + (alone ? 0 : 1) + lease);
 });
+
+it('a run written back by the execution keeps the columns fixed at its creation out of the UPDATE: their indexes are not rewritten', async () => {
+  const assistant = (await recorder.t.request('POST', '/v1/assistants', { body: { model: 'local-test' }, headers: H })).body;
+  recorder.start();
+  const run = await oneRun(assistant.id);
+  await runExecutor(recorder.t.app.runtime).whenIdle();
+  const all = recorder.stop();
+
+  const settled = await recorder.t.request('GET', `/v1/threads/${run.thread_id}/runs/${run.id}`, { headers: H });
+  expect(settled.body.status).toBe('completed');
+  // The full write of the run its transaction moved (RunTx.writeHeld), not the conditional move itself.
+  const writes = all.filter((sql) => /^\s*update\W+runs\W+set\W+\w+\W*=\s*(\?|\$\d+)\s*,/i.test(sql));
+  expect(writes.length, all.join('\n')).toBeGreaterThan(0);
+  for (const sql of writes) {
+    const assigned = sql.slice(0, sql.search(/\swhere\s/i));
+    expect(assigned).toMatch(/\bstatus\b/);
+    for (const fixed of ['organisation_id', 'workspace_id', 'thread_id', 'assistant_id', 'ordinal', 'created_at']) expect(assigned).not.toMatch(new RegExp(`\\b${fixed}\\b`));
+  }
+});
