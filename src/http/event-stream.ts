@@ -139,6 +139,8 @@ interface Wire {
   readonly drainer: NodeJS.EventEmitter;
   /** Ends the response after `frames` (the last flush's, possibly none). */
   end(frames: Buffer[]): void;
+  /** Sends what was written since the wire was made (the head first) in one system call. */
+  opened(): void;
 }
 
 /**
@@ -146,7 +148,9 @@ interface Wire {
  * frames are written to the socket as one HTTP chunk (`size CRLF bytes CRLF`), one call and one
  * system call per flush. Written through the response instead, each write is four writes to
  * the corked socket and an uncork in a later tick, several times the cost of the system call.
- * The headers are sent first; the response ends (its last chunk) as any response does.
+ * The headers are written first, with the socket corked until `opened()`: the frames the stream
+ * holds when it is piped (a run's events so far) leave with them, one system call instead of two.
+ * The response ends (its last chunk) as any response does.
  */
 function socketWire(destination: NodeJS.WritableStream): Wire | null {
   if (!(destination instanceof NodeResponse)) return null;
@@ -154,23 +158,32 @@ function socketWire(destination: NodeJS.WritableStream): Wire | null {
   // (`headersSent` is true as soon as it is written down), and what it holds for its socket.
   const response = destination as NodeResponse & { _hasBody?: boolean; _headerSent?: boolean; outputData?: unknown[] };
   if (response._hasBody !== true || response.writableEnded) return null;
-  if (response._headerSent !== true) response.flushHeaders();
   const socket = response.socket as (Socket & { _httpMessage?: unknown }) | null;
+  const own = () => socket !== null && socket._httpMessage === response && socket.writable;
+  // Only a socket the response writes to directly is corked (else the head waits in the response).
+  const corked = own();
+  if (corked) socket!.cork();
+  if (response._headerSent !== true) response.flushHeaders();
   // Anything the response still holds (a socket not yet its own) would come after direct writes.
-  if (!socket || socket._httpMessage !== response || !socket.writable || response._headerSent !== true || response.outputData?.length !== 0) return null;
+  if (!own() || response._headerSent !== true || response.outputData?.length !== 0) {
+    if (corked) socket!.uncork();
+    return null;
+  }
   const chunked = response.chunkedEncoding;
   const bytes = (frames: Buffer[]) => (chunked ? httpChunk(frames) : joined(frames));
   return {
-    write: (frames) => socket.write(bytes(frames)),
-    drainer: socket,
+    write: (frames) => socket!.write(bytes(frames)),
+    drainer: socket!,
     end: (frames) => {
       // The last frames and the response's end (its last chunk) in one system call: end() uncorks.
       if (frames.length > 0) {
-        socket.cork();
-        socket.write(bytes(frames));
+        socket!.cork();
+        socket!.write(bytes(frames));
       }
       response.end();
     },
+    // end() may have uncorked it already: uncork() on a socket not corked does nothing.
+    opened: () => corked && socket!.uncork(),
   };
 }
 
@@ -183,6 +196,7 @@ function writableWire(destination: NodeJS.WritableStream): Wire {
       if (frames.length > 0) destination.write(joined(frames));
       destination.end();
     },
+    opened: () => {},
   };
 }
 
@@ -289,17 +303,21 @@ class EventStreamBody<T> extends Readable {
   override pipe<W extends NodeJS.WritableStream>(destination: W): W {
     const wire = socketWire(destination) ?? writableWire(destination);
     this.wire = wire;
-    // What was pushed before (the opening comment) goes first.
+    // What was pushed before (the opening comment, a run's events so far) goes first, with the head.
     const early: Buffer[] = [];
     for (let frame: Buffer | null; (frame = this.read() as Buffer | null) !== null; ) early.push(frame);
-    if (this.released) {
-      // The source ended before the body was piped: reading its end destroys this stream in a
-      // later tick (and with it what waits for a flush), so all of it is written now.
-      wire.end(early);
-      return destination;
+    try {
+      if (this.released) {
+        // The source ended before the body was piped: reading its end destroys this stream in a
+        // later tick (and with it what waits for a flush), so all of it is written now.
+        wire.end(early);
+        return destination;
+      }
+      this.pending.push(...early);
+      if (this.pending.length > 0) this.flush();
+    } finally {
+      wire.opened();
     }
-    this.pending.push(...early);
-    if (this.pending.length > 0) this.schedule();
     return destination;
   }
 

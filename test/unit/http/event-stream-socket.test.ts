@@ -105,39 +105,63 @@ describe('an event stream piped to a node:http response', () => {
     socket.destroy();
   });
 
-  it('sends the last frames with the end: one system call', async () => {
-    // What reaches the socket's handle is what the kernel is asked to send: one call, one system call.
-    let writes = 0;
-    const counting = (socket: Socket) => {
-      const handle = (socket as unknown as { _handle: Record<string, (...args: unknown[]) => unknown> })._handle;
-      for (const name of ['writeBuffer', 'writev', 'writeUtf8String', 'writeLatin1String', 'writeAsciiString']) {
-        const original = handle[name];
-        handle[name] = (...args: unknown[]) => {
-          writes++;
-          return original.apply(handle, args);
-        };
-      }
+  /** Counts what reaches a socket's handle: what the kernel is asked to send, one call, one system call. */
+  function countingWrites(): { writes: number; count(socket: Socket): void } {
+    const counter = {
+      writes: 0,
+      count(socket: Socket) {
+        const handle = (socket as unknown as { _handle: Record<string, (...args: unknown[]) => unknown> })._handle;
+        for (const name of ['writeBuffer', 'writev', 'writeUtf8String', 'writeLatin1String', 'writeAsciiString']) {
+          const original = handle[name];
+          handle[name] = (...args: unknown[]) => {
+            counter.writes++;
+            return original.apply(handle, args);
+          };
+        }
+      },
     };
+    return counter;
+  }
+
+  it('sends the head with the frames it holds when piped, and the last frames with the end: one system call each', async () => {
+    const counter = countingWrites();
     const stream = feed();
     const started: Feed<SseEvent> = { ...stream.source, start: (sink) => (stream.source.start(sink), sink.push({ event: 'e', id: 1, data: '{}' })) };
     const port = await serve(started);
-    server!.on('connection', counting);
+    server!.on('connection', (socket: Socket) => counter.count(socket));
     const { socket, received } = client(port);
     socket.write('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n');
     await until(() => bodyOf(received.text).length > 0);
     expect(received.text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(bodyOf(received.text)).toBe(chunk(frame(1)));
-    // The head, then the frames: the head leaves at once, the frames at the next flush.
-    expect(writes).toBe(2);
+    // The head and the frame pushed before the body was piped leave together, at once.
+    expect(counter.writes).toBe(1);
     stream.push(2);
     stream.state.sink!.end();
     await until(() => received.text.endsWith('0\r\n\r\n'));
     expect(bodyOf(received.text)).toBe(chunk(frame(1)) + chunk(frame(2) + DONE) + '0\r\n\r\n');
-    expect(writes).toBe(3);
+    expect(counter.writes).toBe(2);
     socket.destroy();
   });
 
-  it('a source that ended before the body was piped: its frames and the end are written at once', async () => {
+  it('a stream holding nothing when piped sends its head at once, alone', async () => {
+    const counter = countingWrites();
+    const stream = feed();
+    const port = await serve(stream.source);
+    server!.on('connection', (socket: Socket) => counter.count(socket));
+    const { socket, received } = client(port);
+    socket.write('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n');
+    await until(() => received.text.includes('\r\n\r\n'));
+    expect(bodyOf(received.text)).toBe('');
+    expect(counter.writes).toBe(1);
+    stream.push(1);
+    await until(() => bodyOf(received.text).length > 0);
+    expect(bodyOf(received.text)).toBe(chunk(frame(1)));
+    expect(counter.writes).toBe(2);
+    socket.destroy();
+  });
+
+  it('a source that ended before the body was piped: its frames and the end are written at once, with the head', async () => {
     const ended: Feed<SseEvent> = {
       start: (sink) => {
         sink.push({ event: 'e', id: 1, data: '{}' });
@@ -148,10 +172,15 @@ describe('an event stream piped to a node:http response', () => {
       stop: () => {},
       [Symbol.asyncIterator]: () => iterateFeed(ended),
     };
-    const { socket, received } = client(await serve(ended));
+    const counter = countingWrites();
+    const port = await serve(ended);
+    server!.on('connection', (socket: Socket) => counter.count(socket));
+    const { socket, received } = client(port);
     socket.write('GET /stream HTTP/1.1\r\nhost: x\r\n\r\n');
     await until(() => received.text.endsWith('0\r\n\r\n'));
     expect(bodyOf(received.text)).toBe(chunk(frame(1) + frame(2) + DONE) + '0\r\n\r\n');
+    // The head, the frames and the end: one system call.
+    expect(counter.writes).toBe(1);
     socket.destroy();
   });
 
