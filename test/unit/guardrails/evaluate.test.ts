@@ -1,7 +1,9 @@
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { evaluateGuardrail, evaluateGuardrails } from '../../../src/modules/guardrails/evaluate.js';
 import { createJwksCache } from '../../../src/modules/guardrails/checks/jwks-cache.js';
+import { defineCheck } from '../../../src/modules/guardrails/checks/check.js';
+import { z } from 'zod';
 import { normalizeActions, validateChecks, type ActionsEntry, type CheckEntry } from '../../../src/modules/guardrails/validate.js';
 import { startJwksServer, type JwksServer } from './jwks-server.js';
 
@@ -110,6 +112,40 @@ describe('evaluateGuardrail', () => {
       expect(out.verdict).toBe(true);
       expect(out.checks[0]!.explanation).toBe('JWT verified.');
     });
+  });
+});
+
+describe('checks that answer at once', () => {
+  it('are not raced against a timer (no timeout armed per check); their outcome is unchanged', async () => {
+    const g = guardrail([
+      { id: 'default.wordCount', name: 'short', parameters: { maxWords: 5 } },
+      { id: 'default.regexMatch', parameters: { rule: 'w.rld' } },
+    ]);
+    const armed = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const out = await evaluateGuardrail(g, ctx, { checkTimeoutMs: 100 });
+      expect(armed).not.toHaveBeenCalled();
+      expect(out.verdict).toBe(true);
+      expect(out.checks.map((c) => Object.keys(c))).toEqual([
+        ['id', 'name', 'verdict', 'explanation', 'duration_ms', 'data'],
+        ['id', 'name', 'verdict', 'explanation', 'duration_ms', 'data'],
+      ]);
+      expect(out.checks[1]).toMatchObject({ id: 'default.regexMatch', name: 'default.regexMatch', verdict: true, data: { rule: 'w.rld', match: { text: 'world', index: 6 }, not: false } });
+    } finally {
+      armed.mockRestore();
+    }
+  });
+
+  it('a check that throws, at once or later, fails with its explanation and never rejects', async () => {
+    const now = defineCheck('test.throwsNow', z.object({}), () => {
+      throw new Error('boom');
+    });
+    const later = defineCheck('test.rejectsLater', z.object({}), async () => {
+      throw new Error('late boom');
+    });
+    expect(now.judge({}, ctx)).toEqual({ verdict: false, explanation: 'test.throwsNow could not be evaluated: boom', error: 'exception' });
+    await expect(now.evaluate({}, ctx)).resolves.toEqual({ verdict: false, explanation: 'test.throwsNow could not be evaluated: boom', error: 'exception' });
+    await expect(later.judge({}, ctx)).resolves.toEqual({ verdict: false, explanation: 'test.rejectsLater could not be evaluated: late boom', error: 'exception' });
   });
 });
 

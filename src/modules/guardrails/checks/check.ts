@@ -34,7 +34,13 @@ export interface GuardrailCheck<S extends z.ZodTypeAny = z.ZodTypeAny> {
   readonly id: string;
   /** Parses and normalises parameters (defaults applied); used at write time and before evaluation. */
   readonly parameters: S;
-  /** Never throws: any failure is a failed verdict with an explanation. */
+  /**
+   * Never throws, and its promise never rejects: any failure is a failed verdict with an
+   * explanation. The result itself when the check decides without waiting (the text checks), so
+   * the caller need not arm a timeout for it; a promise of it when the check waits (a JWKS fetch).
+   */
+  judge(params: z.output<S>, ctx: CheckContext, opts?: CheckOptions): CheckResult | Promise<CheckResult>;
+  /** `judge`'s result, always as a promise. */
   evaluate(params: z.output<S>, ctx: CheckContext, opts?: CheckOptions): Promise<CheckResult>;
 }
 
@@ -51,15 +57,26 @@ export function defineCheck<S extends z.ZodTypeAny>(
   parameters: S,
   run: (params: z.output<S>, ctx: CheckContext, opts: CheckOptions) => CheckResult | Promise<CheckResult>,
 ): GuardrailCheck<S> {
+  const failed = (e: unknown): CheckResult => ({ verdict: false, explanation: `${id} could not be evaluated: ${errorMessage(e)}`, error: 'exception' });
+  const judge = (params: z.output<S>, ctx: CheckContext, opts: CheckOptions = {}): CheckResult | Promise<CheckResult> => {
+    let result: CheckResult | Promise<CheckResult>;
+    try {
+      result = run(params, ctx, opts);
+    } catch (e) {
+      return failed(e);
+    }
+    return isPromiseLike(result) ? Promise.resolve(result).catch(failed) : result;
+  };
   return {
     id,
     parameters,
-    async evaluate(params, ctx, opts = {}) {
-      try {
-        return await run(params, ctx, opts);
-      } catch (e) {
-        return { verdict: false, explanation: `${id} could not be evaluated: ${errorMessage(e)}`, error: 'exception' };
-      }
+    judge,
+    async evaluate(params, ctx, opts) {
+      return judge(params, ctx, opts);
     },
   };
+}
+
+export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
