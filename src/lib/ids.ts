@@ -37,6 +37,22 @@ export function uuid(): string {
   return randomUUID();
 }
 
+/**
+ * A UUID version 7 (RFC 9562): the Unix time in milliseconds in its first 48 bits, then the
+ * version, 74 random bits and the variant. For the ids of rows written on every request (request
+ * log, guardrail evaluations, usage reservations): ids that grow with time are appended at the
+ * end of their primary-key index, where random ones land on a random page of it each time (a page
+ * copied into the transaction's journal or written to the WAL per row); on SQLite, inserting a
+ * batch of guardrail evaluations cost ~20 µs a row more with random ids once the table held
+ * ~90,000 rows. Ids made in the same millisecond are in random order among themselves.
+ */
+export function timeOrderedUuid(): string {
+  const time = Date.now().toString(16).padStart(12, '0');
+  // randomUUID's version nibble (index 14) is replaced; its variant and random bits are kept.
+  const random = randomUUID();
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+}
+
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(value: string): boolean {
