@@ -1,4 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
+import { timeOrderedUuid } from '../lib/ids.js';
 
 /**
  * The request id every response carries in `x-gateway-request-id` (logs and the 500 message name
@@ -16,7 +17,8 @@ export function requestIdOf(request: Request): { id: string; startedAt: number }
   if (!entry) {
     const callers = request.headers.get(REQUEST_ID_HEADER);
     entry = {
-      id: callers && CALLER_REQUEST_ID.test(callers) ? callers : crypto.randomUUID(),
+      // Time-ordered: rows indexed by request id (guardrail evaluations) are appended to that index.
+      id: callers && CALLER_REQUEST_ID.test(callers) ? callers : timeOrderedUuid(),
       startedAt: performance.now(),
     };
     requestIds.set(request, entry);

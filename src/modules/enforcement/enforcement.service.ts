@@ -19,7 +19,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { executeSql } from '../../db/sql.js';
 import { AppError, GuardrailDeniedError, NotFoundError, PermissionError, RateLimitError, UsageLimitError } from '../../errors.js';
 import { setBounded } from '../../lib/bounded-map.js';
-import { uuid } from '../../lib/ids.js';
+import { timeOrderedUuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
 import { evaluateForRequest, guardrailDeniedError, type RequestEvaluation } from '../guardrails/evaluation.service.js';
 import { enforceRateLimit } from '../integrations/rate-limiter.js';
@@ -228,7 +228,8 @@ export function recordAdmissionDecisions(
   if (admission.request.kind !== 'submit_tool_outputs' && enforcedNothing(pending)) return;
   const now = ctx.runtime.clock.now();
   const record = rtx.insert(EnforcementRecordSchema, {
-    id: uuid(),
+    // Time-ordered, as every row written per request (see timeOrderedUuid).
+    id: timeOrderedUuid(),
     runId,
     organisationId: admission.request.organisationId,
     workspaceId: admission.request.workspaceId,
@@ -345,7 +346,7 @@ export async function checkRunOutput(runtime: Runtime, input: OutputCheckInput):
   void evaluation.runAsync();
   try {
     await runtime.fork().insert(EnforcementRecordSchema, {
-      id: uuid(),
+      id: timeOrderedUuid(),
       runId: run.id,
       organisationId: run.organisationId,
       workspaceId: run.workspaceId,

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { GuardrailDeniedError } from '../../errors.js';
 import { configCache } from '../../lib/config-cache.js';
-import { isUuid, uuid } from '../../lib/ids.js';
+import { isUuid, timeOrderedUuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
 import type { CheckContext } from './checks/check.js';
 import { createJwksCache, type JwksCache } from './checks/jwks-cache.js';
@@ -193,7 +193,8 @@ function toResult(guardrail: Guardrail, outcome: GuardrailOutcome): GuardrailReq
     checks: outcome.checks,
     feedback: outcome.feedback,
     duration_ms: outcome.duration_ms,
-    evaluation_id: uuid(),
+    // The evaluation row's id: time-ordered, appended to its primary-key index (see timeOrderedUuid).
+    evaluation_id: timeOrderedUuid(),
   };
 }
 

@@ -3,7 +3,7 @@
  * log record (ids, time, cost from the model's price) and queues it.
  */
 import { GuardrailDeniedError } from '../../errors.js';
-import { uuid } from '../../lib/ids.js';
+import { timeOrderedUuid } from '../../lib/ids.js';
 import type { GuardrailRequestResult } from '../guardrails/evaluation.service.js';
 import type { Runtime } from '../../runtime.js';
 import { costOf, priceOf, type PriceOverrides } from '../usage/prices.js';
@@ -53,7 +53,8 @@ export function logModelCall(runtime: Runtime, call: ModelCall): void {
   const usage = call.usage ?? { prompt_tokens: 0, completion_tokens: 0 };
   try {
     requestLogWriter(runtime).write({
-      id: uuid(),
+      // Time-ordered: appended to the table's primary-key index (see timeOrderedUuid).
+      id: timeOrderedUuid(),
       createdAt: runtime.clock.now(),
       organisationId: call.organisationId,
       workspaceId: call.workspaceId,

@@ -10,7 +10,7 @@
 import { executeSql } from '../../db/sql.js';
 import type { Connection, EntityManager, Transaction } from '@mikro-orm/core';
 import { BadRequestError, UsageLimitError } from '../../errors.js';
-import { uuid } from '../../lib/ids.js';
+import { timeOrderedUuid, uuid } from '../../lib/ids.js';
 import type { Runtime } from '../../runtime.js';
 import { bucketStatus, decideAlerts, type BucketStatus } from './alerts.js';
 import { PriceError, usageAmount, type PriceOverrides, type TokenUsage } from './prices.js';
@@ -280,7 +280,8 @@ export class UsageEngine {
   async reserve(specs: LimitSpec[], estimate: UsageAmount): Promise<ReserveResult> {
     await this.settled();
     const now = this.runtime.clock.now();
-    const reservation: Reservation = { id: uuid(), specs: [...specs], estimate: { ...estimate }, items: [], createdAt: now };
+    // Time-ordered: one reservation row per request, appended to its primary-key index (see timeOrderedUuid).
+    const reservation: Reservation = { id: timeOrderedUuid(), specs: [...specs], estimate: { ...estimate }, items: [], createdAt: now };
     if (specs.length === 0) return { ok: true, reservation, usage: [] };
     const units = specs.map((spec) => toUnits(spec.type, amountFor(spec.type, estimate)));
     const usage: BucketAmounts[] = [];
