@@ -47,11 +47,25 @@ export function uuid(): string {
  * ~90,000 rows. Ids made in the same millisecond are in random order among themselves.
  */
 export function timeOrderedUuid(): string {
-  const time = Date.now().toString(16).padStart(12, '0');
-  // randomUUID's version nibble (index 14) is replaced; its variant and random bits are kept.
-  const random = randomUUID();
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+  // Spelled out byte by byte from a table (randomUUID's string cut and joined again cost ~1 µs: 15 times this).
+  if (poolAt > pool.length - 10) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const r = poolAt;
+  poolAt += 10;
+  const ms = Date.now();
+  const high = Math.floor(ms / 0x1_0000_0000);
+  const low = ms >>> 0;
+  return (
+    HEX[high >>> 8] + HEX[high & 0xff] + HEX[low >>> 24] + HEX[(low >>> 16) & 0xff] + '-' + HEX[(low >>> 8) & 0xff] + HEX[low & 0xff] + '-' +
+    HEX[0x70 | (pool[r] & 0x0f)] + HEX[pool[r + 1]] + '-' + HEX[0x80 | (pool[r + 2] & 0x3f)] + HEX[pool[r + 3]] + '-' +
+    HEX[pool[r + 4]] + HEX[pool[r + 5]] + HEX[pool[r + 6]] + HEX[pool[r + 7]] + HEX[pool[r + 8]] + HEX[pool[r + 9]]
+  );
 }
+
+/** Each byte's two lower-case hex digits. */
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
