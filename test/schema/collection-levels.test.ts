@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { dialectOf, executeSql } from '../../src/db/sql.js';
-import { childCollectionsOf } from '../../src/modules/collections/collection-loaders.js';
+import { childCollectionsOf, StoredTime } from '../../src/modules/collections/collection-loaders.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 /*
@@ -43,6 +43,9 @@ it('gives the same children for an unchanged level and reads every change at onc
 
   const first = await read(parent);
   const again = await read(parent);
+  // Times written by StoredTime's toISOString (unit/collections/stored-time).
+  expect(first[0].lastUpdatedAt).toBeInstanceOf(StoredTime);
+  expect(first[0].createdAt).toBeInstanceOf(StoredTime);
   const sqlite = dialectOf(t.app.runtime.orm.em) === 'sqlite';
   if (sqlite) {
     // Kept and shared: the same (frozen) children. PostgreSQL's driver parses the JSON itself: built each time.
