@@ -43,7 +43,7 @@ it('gives the same children for an unchanged level and reads every change at onc
 
   const first = await read(parent);
   const again = await read(parent);
-  // Times written by StoredTime's toISOString (unit/collections/stored-time).
+  // Times that keep their ISO text (StoredTime, unit/collections/stored-time).
   expect(first[0].lastUpdatedAt).toBeInstanceOf(StoredTime);
   expect(first[0].createdAt).toBeInstanceOf(StoredTime);
   const sqlite = dialectOf(t.app.runtime.orm.em) === 'sqlite';

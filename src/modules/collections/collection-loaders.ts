@@ -68,47 +68,26 @@ function toDate(value: unknown): Date | null {
  */
 const storedTime = (value: number | string): Date => Reflect.construct(Date, [value], StoredTime) as Date;
 
-/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the times whose ISO text has a 4-digit year. */
-const FIRST_4_DIGIT_YEAR_MS = -62_167_219_200_000;
-const LAST_4_DIGIT_YEAR_MS = 253_402_300_799_999;
-const DAY_MS = 86_400_000;
-
 /**
- * A time of a collection read here (`ReadCollection`, made by `storedTime`): a Date whose ISO text is written in
- * JavaScript. The DateTime scalar writes every time with `toISOString`, which V8 answers by
- * breaking the time down and printing it in C++ (~0.5 µs a call): a level of 1,000 children writes
- * 1,000 to 3,000 of them, built once and kept (`levelFromText`) but written on every read. The
- * same text as Date's (unit/collections/stored-time); times outside years 0000–9999, and an
- * invalid one, are written by Date itself.
+ * A time of a collection read here (`ReadCollection`, made by `storedTime`): a Date that keeps the
+ * ISO text it last wrote. The DateTime scalar writes every time with `toISOString` (~0.5 µs a call,
+ * printed by V8 in C++), and a level kept by `levelFromText` is written again on every read of it:
+ * its 1,000 to 3,000 times are printed once, not once per read. The text is kept with the time it
+ * was written for, so a Date changed since (`setTime`…) writes its new time.
  */
 export class StoredTime extends Date {
+  declare private writtenMs: number | undefined;
+  declare private writtenText: string;
+
   override toISOString(): string {
     const ms = this.getTime();
-    if (!(ms >= FIRST_4_DIGIT_YEAR_MS && ms <= LAST_4_DIGIT_YEAR_MS)) return super.toISOString();
-    const days = Math.floor(ms / DAY_MS);
-    let rest = ms - days * DAY_MS;
-    // The civil date of a day number (days since 1970-01-01), by 400-year eras starting in March
-    // (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms", civil_from_days).
-    const shifted = days + 719_468;
-    const era = Math.floor(shifted / 146_097);
-    const dayOfEra = shifted - era * 146_097;
-    const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
-    const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-    const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
-    const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
-    const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
-    const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-    const hours = Math.floor(rest / 3_600_000);
-    rest -= hours * 3_600_000;
-    const minutes = Math.floor(rest / 60_000);
-    rest -= minutes * 60_000;
-    const seconds = Math.floor(rest / 1000);
-    const millis = rest - seconds * 1000;
-    return `${year < 1000 ? String(year).padStart(4, '0') : year}-${two(month)}-${two(day)}T${two(hours)}:${two(minutes)}:${two(seconds)}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
+    if (this.writtenMs !== ms) {
+      this.writtenText = super.toISOString();
+      this.writtenMs = ms;
+    }
+    return this.writtenText;
   }
 }
-
-const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
 
 export async function collectionsByIds(em: EntityManager, ids: readonly string[]): Promise<Array<Collection | null>> {
   const rows = await findIn(ids, (chunk) => em.find(CollectionSchema, { id: { $in: chunk } }));
