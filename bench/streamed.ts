@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
@@ -18,13 +18,16 @@ import { goalLine, inParallel, intEnv, quantile, tempDatabase } from './lib.js';
  * - a streamed run through Gatehouse (`POST /v1/threads/runs` with `stream: true` on an `openai`
  *   integration on the upstream) and a streamed and a non-streamed chat completion through it;
  * - a streamed and a non-streamed chat completion through Portkey. Portkey waits 25 ms before its
- *   first streamed chunk by design, so its non-streamed figure is printed too.
+ *   first streamed chunk by design, so its non-streamed figure is printed too;
+ * - the floor: a streamed chat completion through a bare node:http pass-through proxy with no logic
+ *   (bench/chat-proxy.ts, a child process as in bench/chat.ts): what any Node process in between
+ *   adds on this machine, at the same concurrency, before doing anything a gateway does.
  *
  * Added latency = the p50 through a gateway less the p50 direct, at concurrency 1 and 10, targets
  * measured in interleaved rounds. The Gatehouse child's CPU per request (from /proc, counted while
  * each Gatehouse target runs alone) is printed too: unlike the latencies it does not grow with
  * the machine's load. Goal for the streamed run: ≤ 5 ms to the first delta and to
- * `[DONE]`. Both children are stopped by pid at the end (and if the bench stops early).
+ * `[DONE]`. The children are stopped by pid at the end (and if the bench stops early).
  *
  * Environment: BENCH_STREAMED_REQUESTS (per target and concurrency, default 200),
  * BENCH_STREAMED_ROUNDS (default 4), BENCH_STREAMED_WARMUP (requests per target before each
@@ -106,6 +109,20 @@ const portkeyBin = createRequire(import.meta.url).resolve('@portkey-ai/gateway/b
 if (measured('Portkey chat, streamed') || measured('Portkey chat, not streamed'))
   await start('Portkey gateway', ['--import', new URL('./portkey-preload.mjs', import.meta.url).href, portkeyBin, `--port=${portkeyPort}`, '--headless'], {}, `${portkey}/`);
 
+/** The bare proxy (bench/chat-proxy.ts): forked, as it announces its address over IPC. */
+async function startProxy(): Promise<string> {
+  const child = fork(new URL('./chat-proxy.ts', import.meta.url), [new URL(upstreamUrl).origin], { execArgv: ['--import', 'tsx'] });
+  children.push(child);
+  child.once('exit', (code) => {
+    if (!stopping) {
+      console.error(`bare proxy exited (${code}) before the bench ended`);
+      process.exit(1);
+    }
+  });
+  return new Promise((resolve) => child.once('message', (message: { ready: string }) => resolve(message.ready)));
+}
+const proxy = measured('bare proxy, streamed') ? await startProxy() : '';
+
 const admin = { 'x-gateway-api-key': KEY, 'content-type': 'application/json' };
 async function setup(method: string, path: string, body: unknown): Promise<any> {
   const response = await fetch(`${gatehouse}/v1${path}`, { method, headers: admin, body: JSON.stringify(body) });
@@ -147,6 +164,7 @@ const allTargets: Target[] = [
   { name: 'Gatehouse chat, not streamed', url: `${gatehouse}/v1/chat/completions`, headers: admin, body: chatBody('@upstream/gpt-4o-mini', false), firstDelta: null },
   { name: 'Portkey chat, streamed', url: `${portkey}/v1/chat/completions`, headers: viaPortkey, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
   { name: 'Portkey chat, not streamed', url: `${portkey}/v1/chat/completions`, headers: viaPortkey, body: chatBody('gpt-4o-mini', false), firstDelta: null },
+  { name: 'bare proxy, streamed', url: `${proxy}/v1/chat/completions`, headers: direct, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
 ];
 const targets = allTargets.filter((t) => measured(t.name));
 
@@ -250,6 +268,8 @@ for (const concurrency of CONCURRENCIES) {
   console.log(`  added to a streamed chat completion, first delta / [DONE]: Gatehouse ${gatehouseChat.first.toFixed(2)} / ${gatehouseChat.done.toFixed(2)} ms, Portkey ${portkeyChat.first.toFixed(2)} / ${portkeyChat.done.toFixed(2)} ms (Portkey waits 25 ms before its first chunk by design)`);
   console.log(`  added to a non-streamed chat completion: Gatehouse ${added('Gatehouse chat, not streamed', plain).done.toFixed(2)} ms, Portkey ${added('Portkey chat, not streamed', plain).done.toFixed(2)} ms`);
   console.log(`  Gatehouse streamed run / Portkey streamed chat, added to [DONE]: ${(run.done / portkeyChat.done).toFixed(2)}×`);
+  const floor = added('bare proxy, streamed', streamed);
+  console.log(`  the floor: a bare node:http proxy (no logic) adds to a streamed chat completion, first delta / [DONE]: ${floor.first.toFixed(2)} / ${floor.done.toFixed(2)} ms`);
   const cpuOf = (name: string) => of(name).gatehouseCpuMs?.toFixed(2) ?? 'n/a';
   console.log(`  Gatehouse process CPU per request: streamed run ${cpuOf('Gatehouse streamed run')} ms, streamed chat ${cpuOf('Gatehouse chat, streamed')} ms, chat ${cpuOf('Gatehouse chat, not streamed')} ms`);
 }
