@@ -49,34 +49,7 @@ export class OpenAIProvider implements ModelProvider {
       release();
       throw new UpstreamError(502, 'The model provider did not answer with an event stream.', 'upstream_error');
     }
-    const secret = this.options.apiKey;
-    return (async function* () {
-      let done = false;
-      try {
-        for await (const data of sseData(() => waitFor(response.read()))) {
-          if (data === '[DONE]') {
-            // The answer is complete: the connection can serve the next call once its end arrives.
-            done = true;
-            response.drain();
-            return;
-          }
-          let chunk: WireBody;
-          try {
-            chunk = JSON.parse(data) as WireBody;
-          } catch {
-            throw new UpstreamError(502, 'The model provider sent a malformed stream (a chunk is not JSON).', 'upstream_error');
-          }
-          const error = chunk.error as { message?: unknown } | undefined;
-          if (error && typeof error === 'object') {
-            throw new UpstreamError(502, `The model provider reported an error: ${safeUpstreamText(String(error.message ?? ''), [secret])}`, 'upstream_error');
-          }
-          yield chunk;
-        }
-      } finally {
-        if (done) finished();
-        else release();
-      }
-    })();
+    return upstreamChunks(response, waitFor, release, finished, this.options.apiKey);
   }
 
   embed(call: ProviderCall): Promise<WireBody> {
@@ -195,4 +168,46 @@ async function upstreamError(response: UpstreamResponse, apiKey: string, waitFor
     safeCode || 'upstream_error',
     headers,
   );
+}
+
+/**
+ * The chunks of an upstream's event stream (`stream`'s answer), ending the call with the stream.
+ * One generator function for every call, not a generator closure made per call: V8 gives each
+ * generator closure its own prototype and initial map, and that map is made in the old generation
+ * pointing back at the closure, so everything the call's closures reach (the response, the
+ * request's context) outlived every young-generation collection and was copied to the old
+ * generation, to be freed only by a full collection.
+ */
+async function* upstreamChunks(
+  response: UpstreamResponse,
+  waitFor: <T>(promise: Promise<T>) => Promise<T>,
+  release: () => void,
+  finished: () => void,
+  secret: string,
+): AsyncGenerator<WireBody> {
+  let done = false;
+  try {
+    for await (const data of sseData(() => waitFor(response.read()))) {
+      if (data === '[DONE]') {
+        // The answer is complete: the connection can serve the next call once its end arrives.
+        done = true;
+        response.drain();
+        return;
+      }
+      let chunk: WireBody;
+      try {
+        chunk = JSON.parse(data) as WireBody;
+      } catch {
+        throw new UpstreamError(502, 'The model provider sent a malformed stream (a chunk is not JSON).', 'upstream_error');
+      }
+      const error = chunk.error as { message?: unknown } | undefined;
+      if (error && typeof error === 'object') {
+        throw new UpstreamError(502, `The model provider reported an error: ${safeUpstreamText(String(error.message ?? ''), [secret])}`, 'upstream_error');
+      }
+      yield chunk;
+    }
+  } finally {
+    if (done) finished();
+    else release();
+  }
 }

@@ -73,6 +73,20 @@ describe('chat openai provider: waits and connections', () => {
     expect(new Set(fake.requests.slice(before).map((r) => r.remotePort)).size).toBeLessThanOrEqual(2);
   });
 
+  it('streams share one generator function: no generator closure, with its own prototype and old-generation map, per call', async () => {
+    // A generator closure made per call has its own prototype object and initial map (allocated in
+    // the old generation, pointing back at the closure): young-generation collections then kept
+    // everything the call reached alive until a full collection.
+    const streams = [];
+    for (let i = 0; i < 2; i++) {
+      fake.setScript(textReply(['Hi']));
+      const stream = await provider.stream(call());
+      streams.push(stream);
+      for await (const _chunk of stream) void _chunk;
+    }
+    expect(Object.getPrototypeOf(streams[0])).toBe(Object.getPrototypeOf(streams[1]));
+  });
+
   it("the caller's long-lived signal keeps nothing of the calls it followed, and still aborts one in flight", async () => {
     // AbortSignal.any on Node 20 left every call's signal in the caller signal's dependants for good.
     const shutdown = new AbortController();
