@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import { startFakeUpstream } from './fake-upstream.js';
-import { goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
+import { GATEHOUSE_NODE_ARGS, goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
 
 /**
  * `npm run bench` (chat part): the latency Gatehouse adds to `POST /v1/chat/completions`. A small
@@ -15,8 +15,9 @@ import { goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
  * (bench/chat-proxy.ts, its own process like the gateway, no logic), printed beside the gateway
  * with the same figures: what any Node process in between costs on this machine.
  *
- * Layout: the gateway runs in its own process (bench/chat-gateway.ts, as a deployment runs it, on
- * SQLite in memory); the client and the fake upstream share this one. Until 2026-11-24 all three
+ * Layout: the gateway runs in its own process (bench/chat-gateway.ts, as a deployment runs it, with
+ * its node options, GATEHOUSE_NODE_ARGS, on SQLite in memory); the client and the fake upstream
+ * share this one. Until 2026-11-24 all three
  * shared one process, which charged the gateway's CPU against the core the client and upstream
  * need while the direct calls had the process to themselves.
  *
@@ -96,7 +97,7 @@ async function startChild(script: string, arg: string, execArgv: string[] = []) 
 // The gateway (bench/chat-gateway.ts), and the floor beside it: a bare node:http pass-through proxy (bench/chat-proxy.ts).
 const profile = process.env.BENCH_CHAT_PROFILE;
 const gatewayArgs = process.env.BENCH_CHAT_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const gateway = await startChild('./chat-gateway.ts', JSON.stringify({ url: 'sqlite::memory:', key: KEY }), gatewayArgs);
+const gateway = await startChild('./chat-gateway.ts', JSON.stringify({ url: 'sqlite::memory:', key: KEY }), [...GATEHOUSE_NODE_ARGS, ...gatewayArgs]);
 if (process.env.BENCH_CHAT_NODE_ARGS) console.log(`gateway pid ${gateway.pid}`);
 const proxy = await startChild('./chat-proxy.ts', new URL(upstreamUrl).origin);
 const { ask } = gateway;

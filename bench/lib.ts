@@ -18,6 +18,13 @@ export function intEnv(name: string, fallback: number, min = 1): number {
 /** The q-quantile (0..1) of ascending `sorted` values; NaN when there are none. */
 export const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 
+/**
+ * The node options Gatehouse is deployed with (package.json `start`/`start:prod`, the Dockerfile),
+ * for the benches' Gatehouse processes: a young generation of 64 MB semi-spaces (README,
+ * "Production build and deployment").
+ */
+export const GATEHOUSE_NODE_ARGS = ['--max-semi-space-size=64'];
+
 /** Starts `server` on 127.0.0.1 on a free port; its base URL. */
 export async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startFakeUpstream } from './fake-upstream.js';
-import { goalLine, inParallel, intEnv, quantile, tempDatabase } from './lib.js';
+import { GATEHOUSE_NODE_ARGS, goalLine, inParallel, intEnv, quantile, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (part): what a gateway adds to a streamed model answer. A fake OpenAI-compatible
@@ -99,7 +99,7 @@ const gatehouse = `http://127.0.0.1:${gatehousePort}`;
 const RUN_CONCURRENCY = Math.max(...CONCURRENCIES);
 const gatehouseChild = await start(
   'Gatehouse',
-  [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []), '--import', 'tsx', 'src/server.ts'],
+  [...GATEHOUSE_NODE_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []), '--import', 'tsx', 'src/server.ts'],
   { PORT: String(gatehousePort), HOST: '127.0.0.1', DATABASE_URL: database.url, LOG_LEVEL: 'warn', GATEWAY_BOOTSTRAP_API_KEY: KEY, GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'), RUN_CONCURRENCY: String(RUN_CONCURRENCY) },
   `${gatehouse}/healthz`,
 );

@@ -26,7 +26,7 @@ function filesUnder(path: string): string[] {
 describe('the production build', () => {
   it('npm run build compiles to dist/, and node dist/server.js serves on a fresh database', async () => {
     const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
-    expect(pkg.scripts['start:prod']).toBe('exec node dist/server.js');
+    expect(pkg.scripts['start:prod']).toBe('exec node --max-semi-space-size=64 dist/server.js');
 
     const build = await new Promise<{ code: number; output: string }>((done) => {
       execFile('npm', ['run', 'build'], { cwd: repo, timeout: 540_000 }, (error, stdout, stderr) => done({ code: typeof error?.code === 'number' ? error.code : error ? 1 : 0, output: stdout + stderr }));

@@ -41,8 +41,8 @@ describe('Dockerfile', () => {
     const users = final.filter((i) => i.op === 'USER').map((i) => i.args);
     expect(users.length).toBeGreaterThan(0);
     expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
-    expect(final.find((i) => i.op === 'CMD')?.args).toBe('["node", "dist/server.js"]');
-    expect(JSON.parse(read('package.json')).scripts['start:prod']).toBe('exec node dist/server.js');
+    expect(final.find((i) => i.op === 'CMD')?.args).toBe('["node", "--max-semi-space-size=64", "dist/server.js"]');
+    expect(JSON.parse(read('package.json')).scripts['start:prod']).toBe('exec node --max-semi-space-size=64 dist/server.js');
   });
 
   it('checks its health on /healthz at the port it listens on', () => {
