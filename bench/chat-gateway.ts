@@ -1,10 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { createApp } from '../src/app.js';
-import { configFrom } from '../src/config.js';
-import { createHttpServer } from '../src/http/http-server.js';
 import { listen, mainThreadCpuMs, notingAnswers, processCpuMs } from './lib.js';
+
+// The production build when bench/chat.ts built it (GATEHOUSE_BUILD, bench/lib.ts gatehouseBuild), else the sources.
+const code = new URL(process.env.GATEHOUSE_BUILD === 'dist' ? '../dist/src/' : '../src/', import.meta.url);
+const { createApp } = (await import(new URL('app.js', code).href)) as typeof import('../src/app.js');
+const { configFrom } = (await import(new URL('config.js', code).href)) as typeof import('../src/config.js');
+const { createHttpServer } = (await import(new URL('http/http-server.js', code).href)) as typeof import('../src/http/http-server.js');
 
 /**
  * The gateway of bench/chat.ts, in its own process as a deployment runs it (the client and the fake

@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import { startFakeUpstream } from './fake-upstream.js';
-import { GATEHOUSE_NODE_ARGS, goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
+import { GATEHOUSE_NODE_ARGS, gatehouseBuild, goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
 
 /**
  * `npm run bench` (chat part): the latency Gatehouse adds to `POST /v1/chat/completions`. A small
@@ -15,9 +15,10 @@ import { GATEHOUSE_NODE_ARGS, goalLine, inParallel, intEnv, processCpuMs, quanti
  * (bench/chat-proxy.ts, its own process like the gateway, no logic), printed beside the gateway
  * with the same figures: what any Node process in between costs on this machine.
  *
- * Layout: the gateway runs in its own process (bench/chat-gateway.ts, as a deployment runs it, with
- * its node options, GATEHOUSE_NODE_ARGS, on SQLite in memory); the client and the fake upstream
- * share this one. Until 2026-11-24 all three
+ * Layout: the gateway runs in its own process (bench/chat-gateway.ts, as a deployment runs it: the
+ * production build with NODE_ENV=production and its node options, bench/lib.ts gatehouseBuild and
+ * GATEHOUSE_NODE_ARGS, on SQLite in memory; until 2026-11-29 the sources through tsx); the client
+ * and the fake upstream share this one. Until 2026-11-24 all three
  * shared one process, which charged the gateway's CPU against the core the client and upstream
  * need while the direct calls had the process to themselves.
  *
@@ -57,8 +58,8 @@ const upstreamUrl = upstream.url;
  * A child process answering questions over IPC (see bench/chat-gateway.ts and bench/chat-proxy.ts):
  * its base URL once it listens, `ask` to put a question, `stop` to end it.
  */
-async function startChild(script: string, arg: string, execArgv: string[] = []) {
-  const child = fork(new URL(script, import.meta.url), [arg], { execArgv: ['--import', 'tsx', ...execArgv] });
+async function startChild(script: string, arg: string, execArgv: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  const child = fork(new URL(script, import.meta.url), [arg], { execArgv: ['--import', 'tsx', ...execArgv], env: { ...process.env, ...env } });
   let stopping = false;
   child.once('exit', (code) => {
     if (stopping) return;
@@ -97,7 +98,7 @@ async function startChild(script: string, arg: string, execArgv: string[] = []) 
 // The gateway (bench/chat-gateway.ts), and the floor beside it: a bare node:http pass-through proxy (bench/chat-proxy.ts).
 const profile = process.env.BENCH_CHAT_PROFILE;
 const gatewayArgs = process.env.BENCH_CHAT_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const gateway = await startChild('./chat-gateway.ts', JSON.stringify({ url: 'sqlite::memory:', key: KEY }), [...GATEHOUSE_NODE_ARGS, ...gatewayArgs]);
+const gateway = await startChild('./chat-gateway.ts', JSON.stringify({ url: 'sqlite::memory:', key: KEY }), [...GATEHOUSE_NODE_ARGS, ...gatewayArgs], gatehouseBuild().env);
 if (process.env.BENCH_CHAT_NODE_ARGS) console.log(`gateway pid ${gateway.pid}`);
 const proxy = await startChild('./chat-proxy.ts', new URL(upstreamUrl).origin);
 const { ask } = gateway;
@@ -105,7 +106,7 @@ const gatewayBase = gateway.base;
 const gatewayUrl = `${gatewayBase}/v1`;
 const admin = { 'x-gateway-api-key': KEY, 'content-type': 'application/json' };
 
-console.log('layout: the gateway in its own process (SQLite in memory); the client and the fake upstream in the bench\'s process');
+console.log(`layout: the gateway in its own process (${process.env.BENCH_SOURCES === '1' ? 'the sources through tsx' : 'the production build, NODE_ENV=production'}, ${GATEHOUSE_NODE_ARGS.join(' ')}, SQLite in memory); the client and the fake upstream in the bench's process`);
 
 async function setup(method: string, path: string, body: unknown): Promise<any> {
   const response = await fetch(`${gatewayUrl}${path}`, { method, headers: admin, body: JSON.stringify(body) });

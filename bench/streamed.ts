@@ -5,12 +5,13 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startFakeUpstream } from './fake-upstream.js';
-import { GATEHOUSE_NODE_ARGS, goalLine, inParallel, intEnv, quantile, tempDatabase } from './lib.js';
+import { GATEHOUSE_NODE_ARGS, gatehouseBuild, goalLine, inParallel, intEnv, quantile, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (part): what a gateway adds to a streamed model answer. A fake OpenAI-compatible
- * upstream in this process answers at once, its chunks written one by one. Gatehouse (`npm start`'s
- * server, a child process on a SQLite file) and the Portkey gateway (@portkey-ai/gateway, a child
+ * upstream in this process answers at once, its chunks written one by one. Gatehouse (the production
+ * build's server as the Dockerfile runs it, bench/lib.ts gatehouseBuild — until 2026-11-29 the
+ * sources through tsx —, a child process on a SQLite file) and the Portkey gateway (@portkey-ai/gateway, a child
  * process, loaded with bench/portkey-preload.mjs) are both put in front of it; this process is the
  * client. Timed per request: the first content delta and `[DONE]`, for
  *
@@ -97,10 +98,11 @@ const gatehousePort = await freePort();
 const gatehouse = `http://127.0.0.1:${gatehousePort}`;
 // RUN_CONCURRENCY at the bench's highest concurrency: runs beyond it would wait for a slot.
 const RUN_CONCURRENCY = Math.max(...CONCURRENCIES);
+const build = gatehouseBuild();
 const gatehouseChild = await start(
   'Gatehouse',
-  [...GATEHOUSE_NODE_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []), '--import', 'tsx', 'src/server.ts'],
-  { PORT: String(gatehousePort), HOST: '127.0.0.1', DATABASE_URL: database.url, LOG_LEVEL: 'warn', GATEWAY_BOOTSTRAP_API_KEY: KEY, GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'), RUN_CONCURRENCY: String(RUN_CONCURRENCY) },
+  [...GATEHOUSE_NODE_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []), ...build.server],
+  { ...build.env, PORT: String(gatehousePort), HOST: '127.0.0.1', DATABASE_URL: database.url, LOG_LEVEL: 'warn', GATEWAY_BOOTSTRAP_API_KEY: KEY, GATEWAY_SECRET_KEY: randomBytes(32).toString('hex'), RUN_CONCURRENCY: String(RUN_CONCURRENCY) },
   `${gatehouse}/healthz`,
 );
 const portkeyPort = await freePort();
