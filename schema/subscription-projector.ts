@@ -23,6 +23,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { isPromiseLike } from '../src/lib/promise-like.js';
 
 /**
  * Results of a subscription's events built straight from the payload, for selections graphql-js
@@ -109,7 +110,7 @@ export function projectorFor(args: ExecutionArgs): Projector | null {
     } catch {
       return undefined;
     }
-    if (isThenable(value)) {
+    if (isPromiseLike(value)) {
       plan.off = true;
       return undefined;
     }
@@ -152,10 +153,6 @@ function complete(shape: Shape, value: unknown): unknown {
     out[field.key] = completed;
   }
   return out;
-}
-
-function isThenable(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function planOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null): Plan | null {

@@ -1,5 +1,6 @@
 import type { CheckContext, CheckOptions, CheckResult, GuardrailCheck } from './checks/check.js';
-import { errorMessage, isPromiseLike } from './checks/check.js';
+import { isPromiseLike } from '../../lib/promise-like.js';
+import { errorMessage } from './checks/check.js';
 import { getCheck } from './checks/registry.js';
 import type { Feedback, GuardrailActions, NormalizedCheck } from './validate.js';
 

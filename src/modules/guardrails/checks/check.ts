@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Clock } from '../../../lib/clock.js';
+import { isPromiseLike } from '../../../lib/promise-like.js';
 import type { JwksCache } from './jwks-cache.js';
 
 /** What a check may read about the request. The caller assembles it; checks never see raw bodies. */
@@ -75,8 +76,4 @@ export function defineCheck<S extends z.ZodTypeAny>(
       return judge(params, ctx, opts);
     },
   };
-}
-
-export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
