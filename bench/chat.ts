@@ -1,6 +1,5 @@
-import { fork } from 'node:child_process';
 import { startFakeUpstream } from './fake-upstream.js';
-import { GATEHOUSE_NODE_ARGS, gatehouseBuild, goalLine, inParallel, intEnv, processCpuMs, quantile } from './lib.js';
+import { GATEHOUSE_NODE_ARGS, gatehouseBuild, goalLine, inParallel, intEnv, processCpuMs, quantile, startIpcChild } from './lib.js';
 
 /**
  * `npm run bench` (chat part): the latency Gatehouse adds to `POST /v1/chat/completions`. A small
@@ -54,53 +53,12 @@ const KEY = 'bench-bootstrap-key-0123456789';
 const upstream = await startFakeUpstream();
 const upstreamUrl = upstream.url;
 
-/**
- * A child process answering questions over IPC (see bench/chat-gateway.ts and bench/chat-proxy.ts):
- * its base URL once it listens, `ask` to put a question, `stop` to end it.
- */
-async function startChild(script: string, arg: string, execArgv: string[] = [], env: NodeJS.ProcessEnv = {}) {
-  const child = fork(new URL(script, import.meta.url), [arg], { execArgv: ['--import', 'tsx', ...execArgv], env: { ...process.env, ...env } });
-  let stopping = false;
-  child.once('exit', (code) => {
-    if (stopping) return;
-    console.error(`${script} exited (${code}) before the bench ended`);
-    process.exit(1);
-  });
-  process.on('exit', () => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-  });
-  const waiting = new Map<number, (answer: any) => void>();
-  let questions = 0;
-  const ask = (op: 'cpu' | 'count' | 'counted' | 'profile' | 'profiled' | 'stop', extra: Record<string, string> = {}): Promise<any> =>
-    new Promise((resolve) => {
-      const id = ++questions;
-      waiting.set(id, resolve);
-      child.send({ id, op, ...extra });
-    });
-  const base = await new Promise<string>((resolve) =>
-    child.on('message', (message: any) => {
-      if (message.ready) resolve(message.ready);
-      else {
-        waiting.get(message.id)?.(message);
-        waiting.delete(message.id);
-      }
-    }),
-  );
-  const stop = () =>
-    new Promise((resolve) => {
-      stopping = true;
-      child.once('exit', resolve);
-      child.send({ id: 0, op: 'stop' });
-    });
-  return { base, ask, stop, pid: child.pid };
-}
-
 // The gateway (bench/chat-gateway.ts), and the floor beside it: a bare node:http pass-through proxy (bench/chat-proxy.ts).
 const profile = process.env.BENCH_CHAT_PROFILE;
 const gatewayArgs = process.env.BENCH_CHAT_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const gateway = await startChild('./chat-gateway.ts', JSON.stringify({ url: 'sqlite::memory:', key: KEY }), [...GATEHOUSE_NODE_ARGS, ...gatewayArgs], gatehouseBuild().env);
+const gateway = await startIpcChild(new URL('./chat-gateway.ts', import.meta.url), JSON.stringify({ url: 'sqlite::memory:', key: KEY }), [...GATEHOUSE_NODE_ARGS, ...gatewayArgs], gatehouseBuild().env);
 if (process.env.BENCH_CHAT_NODE_ARGS) console.log(`gateway pid ${gateway.pid}`);
-const proxy = await startChild('./chat-proxy.ts', new URL(upstreamUrl).origin);
+const proxy = await startIpcChild(new URL('./chat-proxy.ts', import.meta.url), new URL(upstreamUrl).origin);
 const { ask } = gateway;
 const gatewayBase = gateway.base;
 const gatewayUrl = `${gatewayBase}/v1`;

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -46,6 +46,49 @@ export function gatehouseBuild(): { env: NodeJS.ProcessEnv; server: string[] } {
   return { env: { NODE_ENV: 'production', GATEHOUSE_BUILD: 'dist' }, server: ['dist/server.js'] };
 }
 let built = false;
+
+/**
+ * A bench's child process answering questions over IPC (bench/chat-gateway.ts, bench/chat-proxy.ts):
+ * forked through tsx with `arg`, it sends `{ ready: <base URL> }` once it listens, then answers each
+ * `{ id, op }` with `{ id, ... }`. Its base URL, `ask` to put a question, `stop` to end it (it is
+ * also ended if the bench exits first; the bench stops if it exits before `stop`).
+ */
+export async function startIpcChild(script: URL, arg: string, execArgv: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  const child = fork(script, [arg], { execArgv: ['--import', 'tsx', ...execArgv], env: { ...process.env, ...env } });
+  let stopping = false;
+  child.once('exit', (code) => {
+    if (stopping) return;
+    console.error(`${script.pathname} exited (${code}) before the bench ended`);
+    process.exit(1);
+  });
+  process.on('exit', () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+  });
+  const waiting = new Map<number, (answer: any) => void>();
+  let questions = 0;
+  const ask = (op: 'cpu' | 'count' | 'counted' | 'profile' | 'profiled' | 'stop', extra: Record<string, string> = {}): Promise<any> =>
+    new Promise((resolve) => {
+      const id = ++questions;
+      waiting.set(id, resolve);
+      child.send({ id, op, ...extra });
+    });
+  const base = await new Promise<string>((resolve) =>
+    child.on('message', (message: any) => {
+      if (message.ready) resolve(message.ready);
+      else {
+        waiting.get(message.id)?.(message);
+        waiting.delete(message.id);
+      }
+    }),
+  );
+  const stop = () =>
+    new Promise((resolve) => {
+      stopping = true;
+      child.once('exit', resolve);
+      child.send({ id: 0, op: 'stop' });
+    });
+  return { base, ask, stop, pid: child.pid };
+}
 
 /** Starts `server` on 127.0.0.1 on a free port; its base URL. */
 export async function listen(server: Server): Promise<string> {

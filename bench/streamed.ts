@@ -1,11 +1,11 @@
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startFakeUpstream } from './fake-upstream.js';
-import { GATEHOUSE_NODE_ARGS, gatehouseBuild, goalLine, inParallel, intEnv, quantile, tempDatabase } from './lib.js';
+import { GATEHOUSE_NODE_ARGS, gatehouseBuild, goalLine, inParallel, intEnv, quantile, startIpcChild, tempDatabase } from './lib.js';
 
 /**
  * `npm run bench` (part): what a gateway adds to a streamed model answer. A fake OpenAI-compatible
@@ -111,19 +111,8 @@ const portkeyBin = createRequire(import.meta.url).resolve('@portkey-ai/gateway/b
 if (measured('Portkey chat, streamed') || measured('Portkey chat, not streamed'))
   await start('Portkey gateway', ['--import', new URL('./portkey-preload.mjs', import.meta.url).href, portkeyBin, `--port=${portkeyPort}`, '--headless'], {}, `${portkey}/`);
 
-/** The bare proxy (bench/chat-proxy.ts): forked, as it announces its address over IPC. */
-async function startProxy(): Promise<string> {
-  const child = fork(new URL('./chat-proxy.ts', import.meta.url), [new URL(upstreamUrl).origin], { execArgv: ['--import', 'tsx'] });
-  children.push(child);
-  child.once('exit', (code) => {
-    if (!stopping) {
-      console.error(`bare proxy exited (${code}) before the bench ended`);
-      process.exit(1);
-    }
-  });
-  return new Promise((resolve) => child.once('message', (message: { ready: string }) => resolve(message.ready)));
-}
-const proxy = measured('bare proxy, streamed') ? await startProxy() : '';
+// The bare proxy (bench/chat-proxy.ts) announces its address over IPC.
+const proxy = measured('bare proxy, streamed') ? await startIpcChild(new URL('./chat-proxy.ts', import.meta.url), new URL(upstreamUrl).origin) : null;
 
 const admin = { 'x-gateway-api-key': KEY, 'content-type': 'application/json' };
 async function setup(method: string, path: string, body: unknown): Promise<any> {
@@ -166,7 +155,7 @@ const allTargets: Target[] = [
   { name: 'Gatehouse chat, not streamed', url: `${gatehouse}/v1/chat/completions`, headers: admin, body: chatBody('@upstream/gpt-4o-mini', false), firstDelta: null },
   { name: 'Portkey chat, streamed', url: `${portkey}/v1/chat/completions`, headers: viaPortkey, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
   { name: 'Portkey chat, not streamed', url: `${portkey}/v1/chat/completions`, headers: viaPortkey, body: chatBody('gpt-4o-mini', false), firstDelta: null },
-  { name: 'bare proxy, streamed', url: `${proxy}/v1/chat/completions`, headers: direct, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
+  { name: 'bare proxy, streamed', url: `${proxy?.base}/v1/chat/completions`, headers: direct, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
 ];
 const targets = allTargets.filter((t) => measured(t.name));
 
@@ -282,5 +271,6 @@ for (const child of children) {
   child.kill('SIGTERM');
   await exited;
 }
+await proxy?.stop();
 upstream.close();
 database.remove();
