@@ -16,6 +16,7 @@ import { runsContract as contract } from '../../schema/contracts.js';
 import { parsedInput } from '../../schema/contract-input.js';
 import { cursorListBody, type RestInput, type RestRefusal, type RouteRow } from '../route.js';
 import { sharedEvents } from '../sse.js';
+import { jsonText } from '../../src/lib/json-text.js';
 
 /*
  * Runs on threads (docs/contract.md#runs), OpenAI Assistants v2 compatible. Every row needs the beta header;
@@ -59,10 +60,13 @@ const eventsPrecheck: RouteRow['precheck'] = ({ headers }) => {
 
 type RunEventPayload = { sequence: number; event: string; data: unknown };
 
-/** One run event as SSE, serialised once however many streams follow the run. */
+/**
+ * One run event as SSE, serialised once however many streams follow the run: with the text the
+ * run's log was written with, when this process wrote it (jsonText).
+ */
 const toSse = sharedEvents<RunEventPayload>(
   (payload) => payload.data,
-  (payload) => ({ event: payload.event, id: payload.sequence, data: JSON.stringify(payload.data) }),
+  (payload) => ({ event: payload.event, id: payload.sequence, data: jsonText(payload.data) }),
   (event, payload) => event.id === payload.sequence && event.event === payload.event,
 );
 

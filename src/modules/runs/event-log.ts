@@ -6,6 +6,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { boundSql } from '../../db/sql.js';
 import { setBounded } from '../../lib/bounded-map.js';
+import { jsonText } from '../../lib/json-text.js';
 import type { Runtime } from '../../runtime.js';
 import { RunEventSchema } from './run-event.entity.js';
 import { isRunStatus, isTerminal, type RunStatus } from './run-state.js';
@@ -70,10 +71,11 @@ const EVENTS_PER_INSERT = 200;
 /**
  * Writes numbered events inside `tx`: a transaction's events of every run, in one multi-row
  * INSERT (a stream's pause can hold hundreds of deltas: then one per EVENTS_PER_INSERT). Each
- * payload is serialised here, once, exactly as it is stored (RunEventSchema.data).
+ * payload is serialised here, once, exactly as it is stored (RunEventSchema.data); its SSE frame
+ * reuses the text (jsonText).
  */
 export async function insertEvents(tx: EntityManager, now: Date, batches: readonly { runId: string; records: readonly RunEventRecord[] }[]): Promise<void> {
-  const rows = batches.flatMap(({ runId, records }) => records.map((r) => [runId, r.sequence, r.event, JSON.stringify(r.data), now]));
+  const rows = batches.flatMap(({ runId, records }) => records.map((r) => [runId, r.sequence, r.event, jsonText(r.data), now]));
   for (let start = 0; start < rows.length; start += EVENTS_PER_INSERT) {
     const chunk = rows.slice(start, start + EVENTS_PER_INSERT);
     const values = chunk.map(() => '(?, ?, ?, ?, ?)').join(', ');
