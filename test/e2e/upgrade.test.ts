@@ -58,6 +58,9 @@ describe.skipIf(onPostgres)('upgrading a database of the release before versione
     const file = copyOfFixture('upgrade');
     const before = await rowCounts(file);
     expect(before.workspaces).toBe(2);
+    const eventColumns = 'select run_id, sequence, event, data, created_at from run_events order by run_id, sequence';
+    const eventsBefore = await raw(file, (execute) => execute(eventColumns));
+    expect(eventsBefore.length).toBeGreaterThan(0);
     const app = await open(file);
     try {
       // Every row kept, and the policy counts (0006_policy_counts) filled from the policies there.
@@ -100,6 +103,13 @@ describe.skipIf(onPostgres)('upgrading a database of the release before versione
       expect(messages.body.data).toHaveLength(3);
       const runs = await call('GET', `/v1/threads/${threads[0].id}/runs`, undefined, BETA);
       expect(runs.body.data.map((r: { status: string }) => r.status)).toEqual(['completed']);
+      // The run's event log, keyed by (run, sequence) since 0009_run_path_pages: every event kept as it was, and replayed.
+      expect(await executeSql(em, eventColumns, [])).toEqual(eventsBefore);
+      const replay = await app.fetch(
+        new Request(`http://gatehouse.test/v1/threads/${threads[0].id}/runs/${runs.body.data[0].id}/events`, { headers: { 'x-gateway-api-key': BOOTSTRAP_KEY, ...BETA } }),
+      );
+      const replayed = (await replay.text()).split('\n').filter((line) => line.startsWith('data: ') && line !== 'data: [DONE]');
+      expect(replayed).toEqual(eventsBefore.map((row: { data: string }) => `data: ${row.data}`));
 
       // New writes on the upgraded file: a workspace, and a run on the local model to completion.
       expect((await call('POST', '/v1/admin/workspaces', { name: 'After upgrade' })).status).toBe(200);

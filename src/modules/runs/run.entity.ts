@@ -24,8 +24,10 @@ export const RunSchema = defineEntity({
   tableName: 'runs',
   properties: (p) => ({
     id: p.string().primary(),
-    organisationId: p.uuid().index(),
-    workspaceId: p.uuid().index(),
+    // Not indexed (migration 0009): runs are read by id, by thread or by status, never by tenancy
+    // (their thread is listed by workspace), and each index was a page written per run.
+    organisationId: p.uuid(),
+    workspaceId: p.uuid(),
     threadId: p.string().index(),
     assistantId: p.string(),
     ordinal: p.bigint('number').index(),

@@ -6,7 +6,9 @@ export const ThreadSchema = defineEntity({
   tableName: 'threads',
   properties: (p) => ({
     id: p.string().primary(),
-    organisationId: p.uuid().index(),
+    // Not indexed (migration 0009): threads are listed by workspace, never by organisation, and
+    // the index was a page written per thread.
+    organisationId: p.uuid(),
     workspaceId: p.uuid().index(),
     ordinal: p.bigint('number').index(),
     metadata: p.json<Record<string, string>>(),
