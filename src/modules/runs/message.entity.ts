@@ -17,9 +17,9 @@ export const MessageSchema = defineEntity({
     id: p.string().primary(),
     organisationId: p.uuid(),
     workspaceId: p.uuid(),
-    threadId: p.string().index(),
+    threadId: p.string(),
     /** Orders messages and run steps of a thread into one conversation. */
-    ordinal: p.bigint('number').index(),
+    ordinal: p.bigint('number'),
     role: p.enum(['user', 'assistant'] as const),
     content: p.json<TextContent[]>(),
     assistantId: p.string().nullable(),
@@ -32,6 +32,9 @@ export const MessageSchema = defineEntity({
     completedAt: p.datetime().nullable(),
     incompleteAt: p.datetime().nullable(),
   }),
+  // A thread's messages in order, as every read of them asks (migration 0010): one index where a
+  // thread index and an ordinal index were two pages written per message.
+  indexes: [{ properties: ['threadId', 'ordinal'] }],
 });
 
 export type Message = InferEntity<typeof MessageSchema>;

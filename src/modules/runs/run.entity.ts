@@ -28,9 +28,9 @@ export const RunSchema = defineEntity({
     // (their thread is listed by workspace), and each index was a page written per run.
     organisationId: p.uuid(),
     workspaceId: p.uuid(),
-    threadId: p.string().index(),
+    threadId: p.string(),
     assistantId: p.string(),
-    ordinal: p.bigint('number').index(),
+    ordinal: p.bigint('number'),
     status: p.enum(['queued', 'in_progress', 'requires_action', 'cancelling', 'cancelled', 'failed', 'completed', 'incomplete', 'expired'] as const).index(),
     requiredToolCalls: p.json<RequiredToolCall[]>().nullable(),
     lastError: p.json<{ code: string; message: string }>().nullable(),
@@ -79,6 +79,9 @@ export const RunSchema = defineEntity({
     leaseExpiresAt: p.bigint('number').nullable(),
     updatedAt: p.datetime(),
   }),
+  // A thread's runs in order, as every read of them asks (migration 0010): one index where a
+  // thread index and an ordinal index were two pages written per run.
+  indexes: [{ properties: ['threadId', 'ordinal'] }],
 });
 
 export type Run = InferEntity<typeof RunSchema>;

@@ -9,8 +9,8 @@ export const ThreadSchema = defineEntity({
     // Not indexed (migration 0009): threads are listed by workspace, never by organisation, and
     // the index was a page written per thread.
     organisationId: p.uuid(),
-    workspaceId: p.uuid().index(),
-    ordinal: p.bigint('number').index(),
+    workspaceId: p.uuid(),
+    ordinal: p.bigint('number'),
     metadata: p.json<Record<string, string>>(),
     toolResources: p.json<Record<string, unknown>>(),
     /**
@@ -20,6 +20,9 @@ export const ThreadSchema = defineEntity({
     activeRunId: p.string().nullable(),
     createdAt: p.datetime(),
   }),
+  // A workspace's threads in order, as the list asks (migration 0010): one index where a
+  // workspace index and an ordinal index were two pages written per thread.
+  indexes: [{ properties: ['workspaceId', 'ordinal'] }],
 });
 
 export type Thread = InferEntity<typeof ThreadSchema>;

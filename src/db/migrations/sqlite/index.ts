@@ -9,6 +9,7 @@ import { Migration0006PolicyCounts } from './0006_policy_counts.js';
 import { Migration0007CollectionDetails } from './0007_collection_details.js';
 import { Migration0008RunAdmission } from './0008_run_admission.js';
 import { Migration0009RunPathPages } from './0009_run_path_pages.js';
+import { Migration0010ThreadOrderIndexes } from './0010_thread_order_indexes.js';
 
 export const sqliteMigrations: MigrationObject[] = [
   { name: '0001_initial', class: Migration0001Initial },
@@ -20,4 +21,5 @@ export const sqliteMigrations: MigrationObject[] = [
   { name: '0007_collection_details', class: Migration0007CollectionDetails },
   { name: '0008_run_admission', class: Migration0008RunAdmission },
   { name: '0009_run_path_pages', class: Migration0009RunPathPages },
+  { name: '0010_thread_order_indexes', class: Migration0010ThreadOrderIndexes },
 ];
