@@ -22,7 +22,9 @@ export const RunStepSchema = defineEntity({
     organisationId: p.uuid(),
     workspaceId: p.uuid(),
     runId: p.string().index(),
-    threadId: p.string().index(),
+    // Not indexed (migration 0011): a thread's steps are its runs' (deleted with them by run), and
+    // the index was a page written per step.
+    threadId: p.string(),
     assistantId: p.string(),
     /** Shares the thread's ordering with messages: tool rounds sit where they happened. */
     ordinal: p.bigint('number'),

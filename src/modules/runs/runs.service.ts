@@ -307,8 +307,11 @@ export async function deleteThread(ctx: ServiceContext, id: string): Promise<Del
       throw notFound('thread', id);
     }
     const runIds = (await tx.find(RunSchema, { threadId: thread.id }, { fields: ['id'] })).map((run) => run.id);
-    if (runIds.length > 0) await tx.nativeDelete(RunEventSchema, { runId: { $in: runIds } });
-    await tx.nativeDelete(RunStepSchema, { threadId: thread.id });
+    // A thread's steps are its runs' (the executor writes each with its run's thread).
+    if (runIds.length > 0) {
+      await tx.nativeDelete(RunEventSchema, { runId: { $in: runIds } });
+      await tx.nativeDelete(RunStepSchema, { runId: { $in: runIds } });
+    }
     await tx.nativeDelete(RunSchema, { threadId: thread.id });
     await tx.nativeDelete(MessageSchema, { threadId: thread.id });
   });
