@@ -1,18 +1,20 @@
 import {
   ancestorsOf,
   childCollectionsOf,
-  collectionDetailsOf,
   collectionsByIds,
-  detailsReadWith,
   promptsOf,
   workspacesByIds,
   type CollectionDetails,
+  type CollectionRead,
 } from '../src/modules/collections/collection-loaders.js';
+import { createContextCache } from '@pothos/core';
 import type { Collection } from '../src/modules/collections/collection.entity.js';
+import { KnownCollections } from '../src/modules/collections/known-collections.js';
 import * as collections from '../src/modules/collections/collections.service.js';
 import { NotFoundError } from '../src/errors.js';
 import * as contract from '../src/modules/collections/collections.contract.js';
 import { builder } from './builder.js';
+import type { RequestContext } from '../src/context.js';
 import { contractInputType, parseInput } from './contract-input.js';
 import { PromptRef } from './prompts.js';
 import { WorkspaceRef } from './tenancy.js';
@@ -27,11 +29,10 @@ export const CollectionStatusEnum = builder.enumType('CollectionStatus', {
   values: { active: { description: 'In use.' }, archived: { description: 'Archived (with everything under it).' } } as const,
 });
 
-// Loadable by collection id; a collection read with its details (a level of children) answers
-// them at once, without a promise per collection.
-const CollectionDetailsRef = builder.loadableObject<CollectionDetails, string, [], 'CollectionDetails'>('CollectionDetails', {
+// A collection's own fields (CollectionRead): every collection given to GraphQL was read with them,
+// so they are answered without a statement or a promise per collection.
+const CollectionDetailsRef = builder.objectRef<CollectionDetails>('CollectionDetails').implement({
   description: 'Computed from live data: direct, non-archived children and prompts of a collection.',
-  load: (ids: string[], ctx) => collectionDetailsOf(ctx.em, ids),
   fields: (t) => ({
     childCollectionsCount: t.exposeInt('childCollectionsCount', { description: 'Direct child collections.' }),
     promptsCount: t.exposeInt('promptsCount', { description: 'Prompts directly in the collection.' }),
@@ -48,14 +49,39 @@ const CollectionDetailsRef = builder.loadableObject<CollectionDetails, string, [
   }),
 });
 
+/** The collections this request's resolvers returned (KnownCollections): they answer later loads by id. */
+const knownCollections = createContextCache((_ctx: RequestContext) => new KnownCollections());
+
+/** `returned` (a collection or a list of them), kept as known to the request. */
+function known<T extends CollectionRead | readonly CollectionRead[]>(ctx: RequestContext, returned: T): T {
+  knownCollections(ctx).add(Array.isArray(returned) ? returned : [returned as CollectionRead]);
+  return returned;
+}
+
+/**
+ * Collections a service answered as managed entities (a page, a mutation's result), read again as
+ * `CollectionRead`s: their details as stored now (a write of this request may have stored new ones
+ * after an entity was loaded), and known to the request. One statement for all of them.
+ */
+async function readAgain(ctx: RequestContext, entities: readonly Collection[]): Promise<CollectionRead[]> {
+  if (!entities.length) return [];
+  const read = await collectionsByIds(ctx.em, entities.map((entity) => entity.id));
+  return known(ctx, read.filter((collection): collection is CollectionRead => collection !== null));
+}
+
+/** One entity read again (`readAgain`). */
+const readOneAgain = async (ctx: RequestContext, entity: Collection): Promise<CollectionRead> => (await readAgain(ctx, [entity]))[0];
+
 export const CollectionRef = builder.loadableObject('Collection', {
   description: 'A node of a workspace’s collection tree: holds prompts and child collections.',
-  load: async (ids: string[], ctx) => {
-    const rows = await collectionsByIds(ctx.em, ids);
-    return rows.map((row, i) => row ?? new NotFoundError(`Collection not found: '${ids[i]}'.`, { code: 'collection_not_found' }));
+  load: async (ids: string[], ctx): Promise<Array<CollectionRead | Error>> => {
+    const known = knownCollections(ctx);
+    const found = ids.map((id) => known.get(id));
+    const missing = ids.filter((_, i) => !found[i]);
+    const rows = missing.length ? await collectionsByIds(ctx.em, missing) : [];
+    const loaded = new Map(rows.map((row, i) => [missing[i], row]));
+    return ids.map((id, i) => found[i] ?? loaded.get(id) ?? new NotFoundError(`Collection not found: '${id}'.`, { code: 'collection_not_found' }));
   },
-  // Collections a resolver already returned (a level of a tree) answer later `parent` loads.
-  cacheResolved: (collection: Collection) => collection.id,
   fields: (t) => ({
     id: t.exposeID('id', { description: 'UUID.' }),
     name: t.exposeString('name', { description: 'Display name.' }),
@@ -96,13 +122,13 @@ builder.objectFields(CollectionRef, (t) => ({
   ancestors: t.loadableList({
     type: CollectionRef,
     description: 'Every collection above this one, from the top level down to the parent.',
-    load: (ids: string[], ctx) => ancestorsOf(ctx.em, ids),
+    load: async (ids: string[], ctx) => (await ancestorsOf(ctx.em, ids)).map((chain) => known(ctx, chain)),
     resolve: (collection) => collection.id,
   }),
   childCollections: t.loadableList({
     type: CollectionRef,
     description: 'Direct, non-archived child collections, by name.',
-    load: (ids: string[], ctx) => childCollectionsOf(ctx.em, ids),
+    load: async (ids: string[], ctx) => (await childCollectionsOf(ctx.em, ids)).map((level) => known(ctx, level)),
     resolve: (collection) => collection.id,
   }),
   prompts: t.loadableList({
@@ -111,10 +137,9 @@ builder.objectFields(CollectionRef, (t) => ({
     load: (ids: string[], ctx) => promptsOf(ctx.em, ids),
     resolve: (collection) => collection.id,
   }),
-  details: t.field({
+  details: t.expose('details', {
     type: CollectionDetailsRef,
     description: 'Counts and latest changes of the direct children and prompts, from live data.',
-    resolve: (collection) => detailsReadWith(collection) ?? collection.id,
   }),
 }));
 
@@ -122,7 +147,7 @@ const CollectionPageRef = builder.objectRef<collections.CollectionPage>('Collect
   description: 'One page of collections and the number of all that match.',
   fields: (t) => ({
     total: t.exposeInt('total', { description: 'Collections that match, on every page.' }),
-    data: t.field({ type: [CollectionRef], description: 'This page, by name.', resolve: (page) => page.data }),
+    data: t.field({ type: [CollectionRef], description: 'This page, by name.', resolve: (page, _args, ctx) => readAgain(ctx, page.data) }),
   }),
 });
 
@@ -134,7 +159,7 @@ builder.queryFields((t) => ({
       idOrSlug: t.arg.string({ required: true, description: 'UUID or slug.' }),
       workspaceId: t.arg.string({ description: 'Workspace (id or slug) to resolve a slug in; default: any the caller sees, its default workspace first.' }),
     },
-    resolve: (_root, args, ctx) => collections.getCollection(ctx, args.idOrSlug, args.workspaceId),
+    resolve: async (_root, args, ctx) => known(ctx, await collections.getCollection(ctx, args.idOrSlug, args.workspaceId)),
   }),
   collections: t.field({
     type: CollectionPageRef,
@@ -158,7 +183,7 @@ builder.mutationFields((t) => ({
     type: CollectionRef,
     description: 'Creates a collection, at the top level or under a parent.',
     args: { input: t.arg({ type: CreateCollectionInput, required: true, description: 'The collection.' }) },
-    resolve: (_root, { input }, ctx) => collections.createCollection(ctx, parseInput(contract.createCollectionContract, input)),
+    resolve: async (_root, { input }, ctx) => readOneAgain(ctx, await collections.createCollection(ctx, parseInput(contract.createCollectionContract, input))),
   }),
   updateCollection: t.field({
     type: CollectionRef,
@@ -167,7 +192,7 @@ builder.mutationFields((t) => ({
       collectionId: t.arg.string({ required: true, description: 'Collection UUID or slug.' }),
       input: t.arg({ type: UpdateCollectionInput, required: true, description: 'The change.' }),
     },
-    resolve: (_root, args, ctx) => collections.renameCollection(ctx, args.collectionId, parseInput(contract.updateCollectionContract, args.input)),
+    resolve: async (_root, args, ctx) => readOneAgain(ctx, await collections.renameCollection(ctx, args.collectionId, parseInput(contract.updateCollectionContract, args.input))),
   }),
   moveCollection: t.field({
     type: CollectionRef,
@@ -176,12 +201,12 @@ builder.mutationFields((t) => ({
       collectionId: t.arg.string({ required: true, description: 'Collection UUID or slug.' }),
       input: t.arg({ type: MoveCollectionInput, required: true, description: 'The new place.' }),
     },
-    resolve: (_root, args, ctx) => collections.moveCollection(ctx, args.collectionId, parseInput(contract.moveCollectionContract, args.input)),
+    resolve: async (_root, args, ctx) => readOneAgain(ctx, await collections.moveCollection(ctx, args.collectionId, parseInput(contract.moveCollectionContract, args.input))),
   }),
   archiveCollection: t.field({
     type: CollectionRef,
     description: 'Archives a collection with its child collections and prompts; the default collection cannot be archived.',
     args: { collectionId: t.arg.string({ required: true, description: 'Collection UUID or slug.' }) },
-    resolve: (_root, args, ctx) => collections.archiveCollection(ctx, args.collectionId),
+    resolve: async (_root, args, ctx) => readOneAgain(ctx, await collections.archiveCollection(ctx, args.collectionId)),
   }),
 }));

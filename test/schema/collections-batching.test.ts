@@ -170,8 +170,8 @@ it('a six-level query costs the same statements for 6 collections and for 1,000'
   expect(bigRun.statements).toBeLessThanOrEqual(1 + 6 * 2 + 2);
 });
 
-// Three paths answer `details`: a level's children and a collection read by id both read them in
-// their own statement (with the rows), any other collection (a list page) through the loader.
+// Three reads answer `details`, each with the rows in one statement: a level's children, a
+// collection read by id or slug, and collections read by ids (a list page's, read again).
 it('a child’s details read with its level equal its details read alone and through the loader', async () => {
   const details = 'details { childCollectionsCount promptsCount childCollectionsLastUpdatedAt promptsLastUpdatedAt }';
   const level = await t.graphql(`query($id: String!) { collection(idOrSlug: $id) { childCollections { id name ${details} } } }`, { id: big.rootId });
@@ -227,4 +227,56 @@ it('a page of prompts with their current versions costs the same statements for 
   expect(many.data.data).toHaveLength(small.prompts + big.prompts);
   for (const prompt of many.data.data) expect(prompt.currentVersion).toMatchObject({ id: expect.any(String), version: prompt.version });
   expect(many.statements).toBe(few.statements);
+});
+
+/** Statements of one query (its errors checked). */
+async function statementsOf(query: string, variables: Record<string, unknown> = {}): Promise<number> {
+  statements = 0;
+  const g = await t.graphql(query, variables);
+  expect(g.errors, JSON.stringify(g.errors)).toBeUndefined();
+  return statements;
+}
+
+// A collection the request already returned (the one read, a level, a page, ancestors, a
+// mutation's result) answers `parent` and a prompt's `collection` without a statement
+// (src/modules/collections/known-collections.ts).
+it('answers parent and a prompt’s collection from the collections the request already read', async () => {
+  const id = { id: big.rootId };
+  const levels = (inner: string) => `query($id: String!) { collection(idOrSlug: $id) { id ${inner} childCollections { id ${inner} childCollections { id ${inner} } } } }`;
+  expect(await statementsOf(levels('parent { id name }'), id)).toBe(await statementsOf(levels(''), id));
+  const prompts = (inner: string) => `query($id: String!) { collection(idOrSlug: $id) { id childCollections { id prompts { id ${inner} } } } }`;
+  expect(await statementsOf(prompts('collection { id name }'), id)).toBe(await statementsOf(prompts(''), id));
+  const chain = (inner: string) => `query($id: String!) { collection(idOrSlug: $id) { id childCollections { id ancestors { id ${inner} } } } }`;
+  expect(await statementsOf(chain('parent { id }'), id)).toBe(await statementsOf(chain(''), id));
+
+  const page = (inner: string) => `query($search: String!) { collections(search: $search, pageSize: 100) { data { id ${inner} } } }`;
+  const search = { search: 'small' };
+  expect(await statementsOf(page('parent { id name }'), search)).toBe(await statementsOf(page(''), search));
+
+  // Parents nobody returned (a page of the third level) are read, in one statement for all of them.
+  const third = { search: 'big 3.' };
+  expect(await statementsOf(page('parent { id name }'), third)).toBe((await statementsOf(page(''), third)) + 1);
+  const g = await t.graphql(page('name parent { id name }'), third);
+  const parents = new Set<string>(g.data.collections.data.map((c: { parent: { name: string } }) => c.parent.name));
+  expect(g.data.collections.data).toHaveLength(BIG_LEVELS[2]);
+  expect([...parents].every((name) => name.startsWith('big 2.'))).toBe(true);
+  expect(parents.size).toBe(BIG_LEVELS[1]);
+});
+
+// Every collection given to GraphQL is a CollectionRead (its details read with it), so `details` is a
+// plain field: graphql-jit reads it inline for each child of a REST read, with no resolver call
+// (a resolve-info, a path and closures per child: ~0.2 KB each, rest/compiled-operations.ts).
+it('answers details as a field of the collection, with no resolver', async () => {
+  const { schema } = await import('../../schema/index.js');
+  const collection = schema.getType('Collection') as import('graphql').GraphQLObjectType;
+  expect(collection.getFields().details.resolve).toBeUndefined();
+  const details = 'details { childCollectionsCount promptsCount childCollectionsLastUpdatedAt promptsLastUpdatedAt }';
+  const created = await t.graphql(`mutation($input: CreateCollectionInput!) { createCollection(input: $input) { id ${details} } }`, {
+    input: { name: 'Known details', parentCollectionId: small.rootId },
+  });
+  expect(created.errors).toBeUndefined();
+  expect(created.data.createCollection.details).toEqual({ childCollectionsCount: 0, promptsCount: 0, childCollectionsLastUpdatedAt: null, promptsLastUpdatedAt: null });
+  const archived = await t.graphql(`mutation($id: String!) { archiveCollection(collectionId: $id) { id status ${details} } }`, { id: created.data.createCollection.id });
+  expect(archived.errors).toBeUndefined();
+  expect(archived.data.archiveCollection.status).toBe('archived');
 });

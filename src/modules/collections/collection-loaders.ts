@@ -1,7 +1,7 @@
 import { dialectOf, executeSql } from '../../db/sql.js';
 import { raw, type EntityManager, type QueryOrderMap } from '@mikro-orm/core';
 import { WorkspaceSchema, type Workspace } from '../tenancy/workspace.entity.js';
-import { CollectionSchema, type Collection } from './collection.entity.js';
+import type { Collection } from './collection.entity.js';
 import { PromptVersionSchema, type PromptVersion } from './prompt-version.entity.js';
 import { PromptSchema, type Prompt } from './prompt.entity.js';
 
@@ -89,12 +89,6 @@ export class StoredTime extends Date {
   }
 }
 
-export async function collectionsByIds(em: EntityManager, ids: readonly string[]): Promise<Array<Collection | null>> {
-  const rows = await findIn(ids, (chunk) => em.find(CollectionSchema, { id: { $in: chunk } }));
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.map((id) => byId.get(id) ?? null);
-}
-
 /** A `collections` row as the database returns it (SQLite: times in milliseconds, booleans 0/1). */
 interface CollectionRow {
   id: string;
@@ -165,10 +159,15 @@ class ReadCollection {
     this.promptsCount = Number(promptsCount);
     this.promptsLastUpdatedAt = toDate(promptsLastUpdatedAt);
   }
+
+  /** Its details: its own fields, read with it (a getter: JSON.stringify of a collection leaves it out). */
+  get details(): CollectionDetails {
+    return this;
+  }
 }
 
 /** A collection read from its `collections` row. */
-function collectionOf(row: CollectionRow): Collection {
+function collectionOf(row: CollectionRow): CollectionRead {
   return new ReadCollection(
     row.id,
     row.organisation_id,
@@ -184,18 +183,17 @@ function collectionOf(row: CollectionRow): Collection {
     row.child_collections_last_updated_at,
     row.prompts_count,
     row.prompts_last_updated_at,
-  ) as Collection;
+  ) as CollectionRead;
 }
 
 /**
- * The details of a collection read as a plain object (`childCollectionsOf`, `collectionsWhere`):
- * its own stored fields, so answering them needs no statement. Undefined for a managed entity: a
- * write of this request (e.g. archiving) may have stored new details after it was loaded, so those
- * are read again (`collectionDetailsOf`).
+ * A collection as every read here answers it (`ReadCollection`): a plain, read-only object with
+ * its details (its stored fields, read in the same statement), so answering them is a property
+ * read, never a statement or a promise per collection. Managed entities are not given to readers:
+ * a write of the request may store new details after an entity was loaded (schema/collections.ts
+ * reads a mutation's collection again).
  */
-export function detailsReadWith(collection: Collection): CollectionDetails | undefined {
-  return collection instanceof ReadCollection ? collection : undefined;
-}
+export type CollectionRead = Collection & { readonly details: CollectionDetails };
 
 /** The stored details (collection-details.ts) of the collection aliased `c`, in `CollectionDetails`'s order. */
 const DETAILS_COLUMNS = 'c.child_collections_count, c.child_collections_last_updated_at, c.prompts_count, c.prompts_last_updated_at';
@@ -225,7 +223,7 @@ interface ChildrenRow {
 /**
  * Direct, non-archived children of each parent, ordered by name (then id, as `byName`; on SQLite
  * sorted here: `sortedAsSqlite`), each with
- * its details (`detailsReadWith`), as plain objects outside the identity map: a level can hold
+ * its details (`CollectionRead`), as plain objects outside the identity map: a level can hold
  * thousands of children that are only read. One statement answers one row per parent, its
  * children a JSON array of arrays: building a row object per child (better-sqlite3) cost twice
  * the statement plus one `JSON.parse`, and the parent's organisation, workspace and id, equal for
@@ -235,7 +233,7 @@ interface ChildrenRow {
  * details are the children's stored columns (collection-details.ts): four lookups per child cost
  * more than the child itself, and loaded through a dataloader a promise chain per child.
  */
-export async function childCollectionsOf(em: EntityManager, parentIds: readonly string[]): Promise<Collection[][]> {
+export async function childCollectionsOf(em: EntityManager, parentIds: readonly string[]): Promise<CollectionRead[][]> {
   const json = JSON_FUNCTIONS[dialectOf(em)];
   const rows = await findIn(parentIds, (chunk) =>
     rawAll<ChildrenRow>(
@@ -250,11 +248,11 @@ export async function childCollectionsOf(em: EntityManager, parentIds: readonly 
       chunk,
     ),
   );
-  const byParent = new Map<string, readonly Collection[]>();
+  const byParent = new Map<string, readonly CollectionRead[]>();
   for (const row of rows) {
     byParent.set(row.parent_id, typeof row.children === 'string' ? levelFromText(row, row.children) : row.children.map((child) => childOf(row, child)));
   }
-  return parentIds.map((id) => (byParent.get(id) ?? []) as Collection[]);
+  return parentIds.map((id) => (byParent.get(id) ?? []) as CollectionRead[]);
 }
 
 /** A level built from SQLite's text (`levelFromText`): the text, the parent's row, and its children. */
@@ -262,7 +260,7 @@ interface BuiltLevel {
   text: string;
   organisationId: string;
   workspaceId: string;
-  children: readonly Collection[];
+  children: readonly CollectionRead[];
 }
 
 /** Children of the levels kept in `builtLevels`, in all: at ~0.7 KB a child, a few MB. */
@@ -282,7 +280,7 @@ let builtChildren = 0;
  * Kept levels are shared by every request that reads them: frozen, arrays and children (they are
  * only read: schema/collections.ts).
  */
-function levelFromText(parent: ChildrenRow, text: string): readonly Collection[] {
+function levelFromText(parent: ChildrenRow, text: string): readonly CollectionRead[] {
   const built = builtLevels.get(parent.parent_id);
   if (built) {
     builtLevels.delete(parent.parent_id);
@@ -350,7 +348,7 @@ function byCodePoint(a: string, b: string): number {
 const codePointRank = (unit: number): number => (unit < 0xd800 ? unit : unit <= 0xdfff ? unit + 0x2000 : unit - 0x800);
 
 /** A child collection from its parent's row and its own array (`childCollectionsOf`). */
-function childOf(parent: ChildrenRow, child: unknown[]): Collection {
+function childOf(parent: ChildrenRow, child: unknown[]): CollectionRead {
   return new ReadCollection(
     child[0] as string,
     parent.organisation_id,
@@ -366,7 +364,7 @@ function childOf(parent: ChildrenRow, child: unknown[]): Collection {
     child[7],
     child[8],
     child[9],
-  ) as Collection;
+  ) as CollectionRead;
 }
 
 /** The columns a `collectionsWhere` condition may name. */
@@ -378,7 +376,7 @@ export type CollectionWhere = Partial<Record<keyof typeof WHERE_COLUMNS, string>
  * statement: a read of one collection by id or slug, answered as plain objects like a level of
  * children (the query builder and hydration of one managed entity cost more than the read itself).
  */
-export async function collectionsWhere(em: EntityManager, where: CollectionWhere): Promise<Collection[]> {
+export async function collectionsWhere(em: EntityManager, where: CollectionWhere): Promise<CollectionRead[]> {
   const names = Object.keys(where) as Array<keyof CollectionWhere>;
   const conditions = names.map((name) => {
     if (!(name in WHERE_COLUMNS)) throw new Error(`collectionsWhere cannot filter on ${name}.`);
@@ -435,15 +433,13 @@ export async function workspacesByIds(em: EntityManager, ids: readonly string[])
 /** A collection's details (collection-details.ts): fields it stores. */
 export type CollectionDetails = Pick<Collection, 'childCollectionsCount' | 'promptsCount' | 'childCollectionsLastUpdatedAt' | 'promptsLastUpdatedAt'>;
 
-const NO_DETAILS: CollectionDetails = { childCollectionsCount: 0, promptsCount: 0, childCollectionsLastUpdatedAt: null, promptsLastUpdatedAt: null };
-
-/** The details of each collection: one statement. */
-export async function collectionDetailsOf(em: EntityManager, ids: readonly string[]): Promise<CollectionDetails[]> {
+/** Collections by id (any status; null for an unknown id), with their details: one statement per chunk. */
+export async function collectionsByIds(em: EntityManager, ids: readonly string[]): Promise<Array<CollectionRead | null>> {
   const rows = await findIn(ids, (chunk) =>
     rawAll<CollectionRow>(em, `select ${COLLECTION_COLUMNS} from collections c where c.id in (${placeholders(chunk.length)})`, chunk),
   );
   const byId = new Map(rows.map((row) => [row.id, collectionOf(row)]));
-  return ids.map((id) => byId.get(id) ?? { ...NO_DETAILS });
+  return ids.map((id) => byId.get(id) ?? null);
 }
 
 /**
@@ -471,12 +467,12 @@ export async function ancestorIdsOf(em: EntityManager, ids: readonly string[]): 
 }
 
 /** Each collection's ancestors, root first: two statements for any number of collections. */
-export async function ancestorsOf(em: EntityManager, ids: readonly string[]): Promise<Collection[][]> {
+export async function ancestorsOf(em: EntityManager, ids: readonly string[]): Promise<CollectionRead[][]> {
   const chains = await ancestorIdsOf(em, ids);
   const all = [...new Set(chains.flat())];
   const loaded = all.length ? await collectionsByIds(em, all) : [];
-  const byId = new Map(loaded.filter((c): c is Collection => c !== null).map((c) => [c.id, c]));
-  return chains.map((chain) => chain.map((id) => byId.get(id)).filter((c): c is Collection => !!c).reverse());
+  const byId = new Map(loaded.filter((c): c is CollectionRead => c !== null).map((c) => [c.id, c]));
+  return chains.map((chain) => chain.map((id) => byId.get(id)).filter((c): c is CollectionRead => !!c).reverse());
 }
 
 /** Ids of every collection under `rootId` (not itself), in one recursive statement. */

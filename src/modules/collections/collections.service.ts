@@ -10,7 +10,7 @@ import { retryOnSlugConflict } from '../../lib/slug-retry.js';
 import type { Runtime } from '../../runtime.js';
 import { validateName } from '../tenancy/tenancy.service.js';
 import type { Workspace } from '../tenancy/workspace.entity.js';
-import { ancestorIdsOf, byName, collectionsWhere, descendantIdsOf, inChunks, rawAll, type CollectionWhere } from './collection-loaders.js';
+import { ancestorIdsOf, byName, collectionsWhere, descendantIdsOf, inChunks, rawAll, type CollectionRead, type CollectionWhere } from './collection-loaders.js';
 import { changingDetails } from './collection-details.js';
 import { CollectionSchema, type Collection } from './collection.entity.js';
 import { PromptSchema } from './prompt.entity.js';
@@ -71,17 +71,17 @@ export function findCollection(
  * A collection to read (not to change): a plain object with its details, outside the identity map
  * (`collectionsWhere`), picked by the same rules as `findCollection`.
  */
-export function getCollection(ctx: ServiceContext, idOrSlug: string, workspaceId?: string | null): Promise<Collection> {
+export function getCollection(ctx: ServiceContext, idOrSlug: string, workspaceId?: string | null): Promise<CollectionRead> {
   return pickCollection(ctx.em, ctx.principal, idOrSlug, { workspaceId }, (where) => collectionsWhere(ctx.em, where as CollectionWhere));
 }
 
-function pickCollection(
+function pickCollection<T extends Collection>(
   em: EntityManager,
   principal: Principal,
   idOrSlug: string | null | undefined,
   options: { workspaceId?: string | null; param?: string },
-  find: (where: Record<string, unknown>) => Promise<Collection[]>,
-): Promise<Collection> {
+  find: (where: Record<string, unknown>) => Promise<T[]>,
+): Promise<T> {
   const param = options.param ?? COLLECTION_PARAM;
   return findVisible(em, principal, idOrSlug, { workspaceId: options.workspaceId, param, what: 'collection', notFound: () => collectionNotFound(param) }, find);
 }
