@@ -7,6 +7,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { resolveProvider, type ResolvedProvider } from '../../src/modules/integrations/provider-resolution.js';
 import { checkRateLimit, enforceRateLimit, rateLimitHeaders, type RateLimitResult } from '../../src/modules/integrations/rate-limiter.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { onPostgres } from '../helpers/database.js';
 
 // The rate limiter is exact under concurrency and shared by processes: two app instances (two
 // SQLite connections, as two processes would have) on one database file.
@@ -20,6 +21,13 @@ let second: TestApp;
 let defaultId: string;
 
 const resolveIn = (t: TestApp): Promise<ResolvedProvider> => resolveProvider(t.app.runtime.fork(), t.app.runtime, defaultId, 'local');
+
+/**
+ * `check` of a change made through the first instance, as the second sees it: on SQLite at once
+ * (the file's data version), on PostgreSQL once the invalidation has come over the bus, within
+ * milliseconds (the promise is one second; a loaded CI pass once read before it came).
+ */
+const seenBySecond = <T>(check: () => Promise<T>): Promise<T> => (onPostgres ? vi.waitFor(check, { timeout: 1000, interval: 20 }) : check());
 
 async function counterRows(t: TestApp): Promise<Array<{ key: string; window_start: number; count: number }>> {
   return t.app.runtime.fork().getConnection().execute('select "key", window_start, count from rate_limit_counters order by "key", window_start', [], 'all');
@@ -49,7 +57,7 @@ describe('two app instances on one database file', () => {
   it('a limit set through one is enforced by both', async () => {
     const r = await first.request('PUT', '/v1/integrations/local/workspaces', { body: { workspaces: [{ id: 'default', enabled: true, rate_limits: [{ unit: 'rpm', value: 50 }] }] } });
     expect(r.status).toBe(200);
-    expect((await resolveIn(second)).access.rateLimit).toEqual({ type: 'requests', unit: 'rpm', value: 50 });
+    await seenBySecond(async () => expect((await resolveIn(second)).access.rateLimit).toEqual({ type: 'requests', unit: 'rpm', value: 50 }));
   });
 
   it('200 concurrent checks against a limit of 50 admit exactly 50', async () => {
@@ -104,13 +112,11 @@ describe('two app instances on one database file', () => {
 
   it('changing the unit starts a fresh count; no limit means no check', async () => {
     await first.request('PUT', '/v1/integrations/local/workspaces', { body: { workspaces: [{ id: 'default', enabled: true, rate_limits: [{ unit: 'rph', value: 2 }] }] } });
-    // On PostgreSQL the other instance hears of the change over the bus, within milliseconds (the
-    // promise is one second); on SQLite it sees it at once through the file's data version.
-    const resolved = await vi.waitFor(async () => {
+    const resolved = await seenBySecond(async () => {
       const now = await resolveIn(second);
       expect(now.access.rateLimit?.unit).toBe('rph');
       return now;
-    }, { timeout: 1000, interval: 20 });
+    });
     expect(await enforceRateLimit(second.app.runtime, resolved)).toMatchObject({ 'x-ratelimit-limit': '2', 'x-ratelimit-remaining': '1' });
     expect(await enforceRateLimit(first.app.runtime, resolved)).toMatchObject({ 'x-ratelimit-remaining': '0' });
     await expect(enforceRateLimit(first.app.runtime, resolved)).rejects.toMatchObject({
