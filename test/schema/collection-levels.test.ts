@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
-import { dialectOf, executeSql } from '../../src/db/sql.js';
+import { executeSql } from '../../src/db/sql.js';
 import { childCollectionsOf, StoredTime } from '../../src/modules/collections/collection-loaders.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 /*
- * A level of children is built again from the statement's answer only when that answer changed
- * (collection-loaders.ts, levelFromText, SQLite): read again unchanged it gives the same children,
+ * A level of children is read and built again only when its parent's `children_version` changed
+ * (collection-loaders.ts, childCollectionsOf): read again unchanged it gives the same children,
  * and any change to what the level shows, by any write, is read at once.
  */
 
@@ -46,12 +46,9 @@ it('gives the same children for an unchanged level and reads every change at onc
   // Times that keep their ISO text (StoredTime, unit/collections/stored-time).
   expect(first[0].lastUpdatedAt).toBeInstanceOf(StoredTime);
   expect(first[0].createdAt).toBeInstanceOf(StoredTime);
-  const sqlite = dialectOf(t.app.runtime.orm.em) === 'sqlite';
-  if (sqlite) {
-    // Kept and shared: the same (frozen) children. PostgreSQL's driver parses the JSON itself: built each time.
-    expect(again).toBe(first);
-    expect(Object.isFrozen(first[0])).toBe(true);
-  }
+  // Kept and shared: the same (frozen) children.
+  expect(again).toBe(first);
+  expect(Object.isFrozen(first[0])).toBe(true);
 
   // A child's own details change (its parent's row does not).
   await create('A child', a);
@@ -60,7 +57,7 @@ it('gives the same children for an unchanged level and reads every change at onc
   });
   expect(g.errors).toBeUndefined();
   expect(await level(parent)).toEqual([['A', 1, 0], ['B', 0, 1], ['C', 0, 0]]);
-  if (sqlite) expect(await read(parent)).not.toBe(first);
+  expect(await read(parent)).not.toBe(first);
 
   // A rename, and an archive.
   clock.advance(1000);

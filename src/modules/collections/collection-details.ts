@@ -30,9 +30,9 @@ export interface DetailsWrite {
  * computed again, not moved by one: a latest change cannot be taken back by subtraction, and a
  * count computed is right whatever the write did.
  *
- * On PostgreSQL every collection row the write will update or recompute (`details` and `updates`)
- * is locked first, in one pass in id order, before any update: two writers then never wait for each
- * other in a circle (a rename that locked only the parent and then updated the collection itself
+ * On PostgreSQL every collection row the write will update or recompute (`details` and `updates`),
+ * and their parents (whose `children_version` the database bumps then), is locked first, in one
+ * pass in id order, before any update: two writers then never wait for each other in a circle (a rename that locked only the parent and then updated the collection itself
  * deadlocked with an archive that locked the collection first). Two writers under one parent store
  * their details one after the other, the second seeing the first's committed rows (READ COMMITTED
  * reads anew per statement), where two concurrent computations would each miss the other's row.
@@ -46,15 +46,21 @@ export async function changingDetails<T>(em: EntityManager, rows: DetailsWrite, 
   const keys = idsOf([...rows.details, ...(rows.updates ?? [])]);
   if (!keys.length) return write(new Set());
   if (!em.isInTransaction()) throw new Error('changingDetails runs inside the write’s transaction.');
-  const lock = dialectOf(em) === 'postgresql' ? ' order by id for update' : '';
+  const postgresql = dialectOf(em) === 'postgresql';
   const active = new Set<string>();
   for (const chunk of inChunks(keys)) {
+    const list = placeholders(chunk.length);
+    // PostgreSQL: their parents too, whose `children_version` the database bumps when these rows
+    // are written (migration 0012), so that bump never waits for a row locked after it.
     const locked = await executeSql<Array<{ id: string; status: string }>>(
       em,
-      `select id, status from collections where id in (${placeholders(chunk.length)})${lock}`,
-      chunk,
+      postgresql
+        ? `select id, status from collections where id in (${list}) or id in (select parent_id from collections where id in (${list})) order by id for update`
+        : `select id, status from collections where id in (${list})`,
+      postgresql ? [...chunk, ...chunk] : chunk,
     );
-    for (const row of locked) if (row.status === 'active') active.add(row.id);
+    const wanted = new Set(chunk);
+    for (const row of locked) if (row.status === 'active' && wanted.has(row.id)) active.add(row.id);
   }
   const result = await write(active);
   for (const chunk of inChunks(recompute)) {

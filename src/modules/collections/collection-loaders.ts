@@ -71,7 +71,7 @@ const storedTime = (value: number | string): Date => Reflect.construct(Date, [va
 /**
  * A time of a collection read here (`ReadCollection`, made by `storedTime`): a Date that keeps the
  * ISO text it last wrote. The DateTime scalar writes every time with `toISOString` (~0.5 µs a call,
- * printed by V8 in C++), and a level kept by `levelFromText` is written again on every read of it:
+ * printed by V8 in C++), and a level kept by `childCollectionsOf` is written again on every read of it:
  * its 1,000 to 3,000 times are printed once, not once per read. The text is kept with the time it
  * was written for, so a Date changed since (`setTime`…) writes its new time.
  */
@@ -216,6 +216,8 @@ interface ChildrenRow {
   parent_id: string;
   organisation_id: string;
   workspace_id: string;
+  /** The parent's `children_version` in the same statement: the version these children are. */
+  children_version: number | string;
   /** Text on SQLite; PostgreSQL's driver parses `json` itself. */
   children: string | unknown[][];
 }
@@ -224,7 +226,9 @@ interface ChildrenRow {
  * Direct, non-archived children of each parent, ordered by name (then id, as `byName`; on SQLite
  * sorted here: `sortedAsSqlite`), each with
  * its details (`CollectionRead`), as plain objects outside the identity map: a level can hold
- * thousands of children that are only read. One statement answers one row per parent, its
+ * thousands of children that are only read. A level read before is given again, without reading
+ * its children, while its parent's `children_version` is the one it was read at (`keptLevels`).
+ * The children statement answers one row per parent, its
  * children a JSON array of arrays: building a row object per child (better-sqlite3) cost twice
  * the statement plus one `JSON.parse`, and the parent's organisation, workspace and id, equal for
  * all its children (trees never cross a workspace), are read once, from the parent, instead of
@@ -234,13 +238,16 @@ interface ChildrenRow {
  * more than the child itself, and loaded through a dataloader a promise chain per child.
  */
 export async function childCollectionsOf(em: EntityManager, parentIds: readonly string[]): Promise<CollectionRead[][]> {
+  const byParent = await keptLevelsOf(em, parentIds);
+  const unread = parentIds.filter((id) => !byParent.has(id));
   const json = JSON_FUNCTIONS[dialectOf(em)];
-  const rows = await findIn(parentIds, (chunk) =>
+  const rows = await findIn(unread, (chunk) =>
     rawAll<ChildrenRow>(
       em,
       `select c.parent_id,
          (select p.organisation_id from collections p where p.id = c.parent_id) as organisation_id,
          (select p.workspace_id from collections p where p.id = c.parent_id) as workspace_id,
+         (select p.children_version from collections p where p.id = c.parent_id) as children_version,
          ${json.agg}(${json.array}(c.id, c.name, c.slug, c.is_default, c.created_at, c.last_updated_at, ${DETAILS_COLUMNS})
            ${json.order}) as children
        from collections c where c.parent_id in (${placeholders(chunk.length)}) and c.status = 'active'
@@ -248,59 +255,83 @@ export async function childCollectionsOf(em: EntityManager, parentIds: readonly 
       chunk,
     ),
   );
-  const byParent = new Map<string, readonly CollectionRead[]>();
+  // Kept only from outside a transaction: a level written by a transaction that may yet roll back
+  // would be kept at a version a later write could reach with other children.
+  const keep = !em.isInTransaction();
   for (const row of rows) {
-    byParent.set(row.parent_id, typeof row.children === 'string' ? levelFromText(row, row.children) : row.children.map((child) => childOf(row, child)));
+    const children = Object.freeze(
+      (typeof row.children === 'string' ? sortedAsSqlite(JSON.parse(row.children) as unknown[][]) : row.children).map((child) =>
+        Object.freeze(childOf(row, child)),
+      ),
+    );
+    byParent.set(row.parent_id, children);
+    if (keep) keepLevel(row, children);
   }
   return parentIds.map((id) => (byParent.get(id) ?? []) as CollectionRead[]);
 }
 
-/** A level built from SQLite's text (`levelFromText`): the text, the parent's row, and its children. */
-interface BuiltLevel {
-  text: string;
+/** A level kept by `childCollectionsOf`: its parent's row as read with it, and its children. */
+interface KeptLevel {
+  version: number;
   organisationId: string;
   workspaceId: string;
   children: readonly CollectionRead[];
 }
 
-/** Children of the levels kept in `builtLevels`, in all: at ~0.7 KB a child, a few MB. */
-const BUILT_LEVELS_CHILDREN = 10_000;
-const builtLevels = new Map<string, BuiltLevel>();
-let builtChildren = 0;
+/** Children of the levels kept in `keptLevels`, in all: at ~0.7 KB a child, a few MB. */
+const KEPT_LEVELS_CHILDREN = 10_000;
+const keptLevels = new Map<string, KeptLevel>();
+let keptChildren = 0;
 
 /**
- * A level's children from SQLite's text of them. The statement answers every field of every
- * child, so the same text (and the same parent organisation and workspace) builds the same
- * children: the level last built for each parent is kept (most recently read last, up to
- * `BUILT_LEVELS_CHILDREN` children in all) and given again while the statement answers the same
- * text. The database is still read every time (a change made anywhere, by any process, changes
- * the text); what is skipped is parsing, sorting and building the children again, and their
- * garbage. On a 1,000-child level that was most of the read's CPU (JSON.parse alone ~0.5 ms), and
- * the objects, kept, are no longer copied by each young-generation collection during the request.
- * Kept levels are shared by every request that reads them: frozen, arrays and children (they are
- * only read: schema/collections.ts).
+ * The kept levels of `parentIds` still current, by parent id: one statement reads the parents'
+ * versions (and organisation and workspace, which each child carries), and a level is given again
+ * while its parent's row is as it was. The version is the database's (migration 0012: triggers
+ * bump it on every write of a child, by any process or raw SQL), so an unchanged level costs
+ * neither its children statement nor building its children: for 1,000 children SQLite's
+ * ~100 KB of JSON text, most of the read. Kept levels are shared by every request that reads
+ * them: frozen, arrays and children (they are only read: schema/collections.ts).
  */
-function levelFromText(parent: ChildrenRow, text: string): readonly CollectionRead[] {
-  const built = builtLevels.get(parent.parent_id);
-  if (built) {
-    builtLevels.delete(parent.parent_id);
-    if (built.text === text && built.organisationId === parent.organisation_id && built.workspaceId === parent.workspace_id) {
-      builtLevels.set(parent.parent_id, built);
-      return built.children;
+async function keptLevelsOf(em: EntityManager, parentIds: readonly string[]): Promise<Map<string, readonly CollectionRead[]>> {
+  const current = new Map<string, readonly CollectionRead[]>();
+  const kept = parentIds.filter((id) => keptLevels.has(id));
+  type Row = { id: string; organisation_id: string; workspace_id: string; children_version: number | string };
+  const rows = await findIn(kept, (chunk) =>
+    rawAll<Row>(
+      em,
+      `select id, organisation_id, workspace_id, children_version from collections where id in (${placeholders(chunk.length)})`,
+      chunk,
+    ),
+  );
+  for (const row of rows) {
+    const level = keptLevels.get(row.id);
+    if (!level) continue;
+    keptLevels.delete(row.id);
+    if (level.version === Number(row.children_version) && level.organisationId === row.organisation_id && level.workspaceId === row.workspace_id) {
+      keptLevels.set(row.id, level);
+      current.set(row.id, level.children);
+    } else {
+      keptChildren -= level.children.length;
     }
-    builtChildren -= built.children.length;
   }
-  const children = Object.freeze(sortedAsSqlite(JSON.parse(text) as unknown[][]).map((child) => Object.freeze(childOf(parent, child))));
-  if (children.length <= BUILT_LEVELS_CHILDREN) {
-    builtLevels.set(parent.parent_id, { text, organisationId: parent.organisation_id, workspaceId: parent.workspace_id, children });
-    builtChildren += children.length;
-    for (const [parentId, oldest] of builtLevels) {
-      if (builtChildren <= BUILT_LEVELS_CHILDREN) break;
-      builtLevels.delete(parentId);
-      builtChildren -= oldest.children.length;
-    }
+  return current;
+}
+
+/** Keeps a level just read (most recently read last, up to `KEPT_LEVELS_CHILDREN` children in all). */
+function keepLevel(row: ChildrenRow, children: readonly CollectionRead[]): void {
+  const old = keptLevels.get(row.parent_id);
+  if (old) {
+    keptLevels.delete(row.parent_id);
+    keptChildren -= old.children.length;
   }
-  return children;
+  if (children.length > KEPT_LEVELS_CHILDREN) return;
+  keptLevels.set(row.parent_id, { version: Number(row.children_version), organisationId: row.organisation_id, workspaceId: row.workspace_id, children });
+  keptChildren += children.length;
+  for (const [parentId, oldest] of keptLevels) {
+    if (keptChildren <= KEPT_LEVELS_CHILDREN) break;
+    keptLevels.delete(parentId);
+    keptChildren -= oldest.children.length;
+  }
 }
 
 /**

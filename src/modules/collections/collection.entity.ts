@@ -31,6 +31,12 @@ export const CollectionSchema = defineEntity({
     childCollectionsLastUpdatedAt: p.datetime().nullable(),
     promptsCount: p.integer().default(0),
     promptsLastUpdatedAt: p.datetime().nullable(),
+    /*
+     * The version of its level of children, bumped by the database's triggers on every write of a
+     * child (migration 0012) and read only by raw statements (collection-loaders.ts). Lazy: the ORM
+     * never loads it, so an entity loaded before a bump never writes an older value back.
+     */
+    childrenVersion: p.integer().default(0).lazy(true, false),
   }),
   uniques: [{ properties: ['workspaceId', 'slug'] }],
 });

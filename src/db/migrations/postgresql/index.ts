@@ -11,6 +11,7 @@ import { Migration0008RunAdmission } from './0008_run_admission.js';
 import { Migration0009RunPathPages } from './0009_run_path_pages.js';
 import { Migration0010ThreadOrderIndexes } from './0010_thread_order_indexes.js';
 import { Migration0011RunStepsByRun } from './0011_run_steps_by_run.js';
+import { Migration0012CollectionChildrenVersion } from './0012_collection_children_version.js';
 
 export const postgresMigrations: MigrationObject[] = [
   { name: '0001_initial', class: Migration0001Initial },
@@ -24,4 +25,5 @@ export const postgresMigrations: MigrationObject[] = [
   { name: '0009_run_path_pages', class: Migration0009RunPathPages },
   { name: '0010_thread_order_indexes', class: Migration0010ThreadOrderIndexes },
   { name: '0011_run_steps_by_run', class: Migration0011RunStepsByRun },
+  { name: '0012_collection_children_version', class: Migration0012CollectionChildrenVersion },
 ];

@@ -1,0 +1,27 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * A version of each collection's level of children (`children_version`), kept by the database:
+ * every insert, delete and update of a collection (but an update of the version alone) bumps its
+ * parent's, and a move its old and new parent's. Triggers see every write, by this process,
+ * another one or raw SQL, so a reader that kept a level confirms it unchanged by the version
+ * alone (src/modules/collections/collection-loaders.ts, childCollectionsOf).
+ */
+export class Migration0012CollectionChildrenVersion extends Migration {
+  override async up(): Promise<void> {
+    this.addSql("alter table `collections` add column `children_version` integer not null default 0");
+    this.addSql(
+      'create trigger `collections_children_version_insert` after insert on `collections` when new.`parent_id` is not null begin ' +
+        'update `collections` set `children_version` = `children_version` + 1 where `id` = new.`parent_id`; end',
+    );
+    this.addSql(
+      'create trigger `collections_children_version_delete` after delete on `collections` when old.`parent_id` is not null begin ' +
+        'update `collections` set `children_version` = `children_version` + 1 where `id` = old.`parent_id`; end',
+    );
+    this.addSql(
+      'create trigger `collections_children_version_update` after update on `collections` ' +
+        'when new.`children_version` = old.`children_version` and coalesce(old.`parent_id`, new.`parent_id`) is not null begin ' +
+        'update `collections` set `children_version` = `children_version` + 1 where `id` in (old.`parent_id`, new.`parent_id`); end',
+    );
+  }
+}
