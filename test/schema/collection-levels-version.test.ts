@@ -146,3 +146,32 @@ it('does not keep a level read inside a transaction', async () => {
   expect((await read(parent)).statements).toBe(1);
   expect((await read(parent)).statements).toBe(0);
 });
+
+/*
+ * On PostgreSQL a write of a collection row also updates its parent's row (the version's trigger):
+ * writers that lock a collection and its parent in id order (changingDetails) must not wait for
+ * each other in a circle through that update (PostgreSQL aborts one: a 500).
+ */
+it('writers under one parent at once never deadlock through the version bump', async () => {
+  const CREATE_PROMPT = `mutation($input: CreatePromptInput!) { createPrompt(input: $input) { id } }`;
+  const RENAME = `mutation($id: String!, $name: String!) { updateCollection(collectionId: $id, input: { name: $name }) { id } }`;
+  const ARCHIVE = `mutation($id: String!) { archiveCollection(collectionId: $id) { id } }`;
+  const failures: unknown[] = [];
+  for (let round = 0; round < 8; round++) {
+    const g = await create(`Race G${round}`);
+    const ws = [await create(`Race W${round}a`, g), await create(`Race W${round}b`, g), await create(`Race W${round}c`, g)];
+    const results = await Promise.all(
+      ws.flatMap((w, i) => [
+        t.graphql(CREATE_PROMPT, { input: { collectionId: w, name: `Race prompt ${round}${i}`, string: 'x', model: 'm' } }),
+        t.graphql(RENAME, { id: w, name: `Race W${round}${i} renamed` }),
+        t.graphql(CREATE_PROMPT, { input: { collectionId: w, name: `Race prompt ${round}${i} again`, string: 'x', model: 'm' } }),
+        i === 1 ? t.graphql(ARCHIVE, { id: w }) : t.graphql(RENAME, { id: g, name: `Race G${round} ${i}` }),
+      ]),
+    );
+    for (const r of results) {
+      const errors = (r.errors ?? []) as Array<{ extensions?: { code?: string } }>;
+      if (errors.some((e) => e.extensions?.code !== 'collection_archived')) failures.push(r.errors);
+    }
+  }
+  expect(failures).toEqual([]);
+});
