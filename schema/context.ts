@@ -29,27 +29,52 @@ export async function createRequestContext(runtime: Runtime, request: Request): 
     }
     throw error;
   }
-  let log: RequestContext['log'] | undefined;
-  let caller: RequestContext['caller'] | undefined;
-  const context: RequestContext = {
+  const context = {
     runtime,
     principal,
     scope: new Scope(principal),
     em: runtime.fork(),
     requestId,
     request,
-    // Read when first asked for: only model traffic reads the caller's headers.
-    get caller() {
-      return (caller ??= callerFacts(request.headers));
-    },
     startedAt,
-    // Made when first used: most requests log nothing of their own (the access line is the edge's).
-    get log() {
-      return (log ??= runtime.logger.child({ requestId }));
-    },
     response: { headers: {} },
     afterResponse: [],
-  };
+  } as Omit<RequestContext, 'caller' | 'log'> as RequestContext;
+  Object.defineProperties(context, lazyFields);
   rememberContext(request, context);
   return context;
 }
+
+/** Where the lazy fields keep what they made: own properties, written once, not enumerable. */
+const madeCaller = Symbol('caller');
+const madeLog = Symbol('log');
+type Made = RequestContext & { [madeCaller]?: RequestContext['caller']; [madeLog]?: RequestContext['log'] };
+
+/**
+ * The fields made when first read: only model traffic reads the caller's headers, and most
+ * requests log nothing of their own (the access line is the edge's). Own enumerable accessors,
+ * as an object literal's `get caller() {…}` made them (Yoga copies the context's fields with
+ * Object.assign, reading them), but with getters shared by every context that read the request
+ * from `this`: V8 makes an object literal's accessor pair in the old generation, so a pair of
+ * getters made per request kept their closures alive through every young-generation collection
+ * until a full one, and through them the request, the context and its EntityManager fork (and
+ * such a literal is a dictionary-mode object, this one has fast properties).
+ */
+const lazyFields: PropertyDescriptorMap = {
+  [madeCaller]: { value: undefined, writable: true },
+  [madeLog]: { value: undefined, writable: true },
+  caller: {
+    enumerable: true,
+    configurable: true,
+    get(this: Made) {
+      return (this[madeCaller] ??= callerFacts(this.request.headers));
+    },
+  },
+  log: {
+    enumerable: true,
+    configurable: true,
+    get(this: Made) {
+      return (this[madeLog] ??= this.runtime.logger.child({ requestId: this.requestId }));
+    },
+  },
+};
