@@ -11,8 +11,7 @@ import { AppError, GuardrailDeniedError } from '../../errors.js';
 import { randomAlphanumeric } from '../../lib/ids.js';
 import { refusalReason, settleAdmission } from '../enforcement/enforcement.service.js';
 import { evaluateForRequest, guardrailDeniedError } from '../guardrails/evaluation.service.js';
-import type { RequestLogGuardrail } from '../request-log/request-log.entity.js';
-import { guardrailVerdicts, logModelCall, refusalVerdicts, type ModelCall } from '../request-log/model-call.js';
+import { guardrailVerdicts, logModelCall, refusalVerdicts, type ModelCallFacts } from '../request-log/model-call.js';
 import { abandonAdmission, admitModelWork, type Admission, type Admitted, type ModelWorkContext, type ModelWorkKind } from '../runs/admission.js';
 import { countTokensAsync } from '../runs/models/tokens.js';
 import { checkChatBody, checkEmbeddingsBody, metadataOf, promptTexts, routingOf, type WireBody } from './chat-request.js';
@@ -33,7 +32,7 @@ type ChatContext = ModelWorkContext & { startedAt?: number };
 
 interface Prepared {
   admission: Admission;
-  log: Omit<ModelCall, 'status' | 'usage' | 'upstreamMs' | 'refusal' | 'guardrails'> & { guardrails: RequestLogGuardrail[] };
+  log: ModelCallFacts;
   call: ProviderCall;
 }
 
@@ -116,7 +115,7 @@ async function pump(
     stream.fail(error);
     const usage = answer.usage ?? (await counted(await countPrompt(), answer.text()));
     await settleAdmission(ctx.runtime, prepared.admission, usage);
-    logModelCall(ctx.runtime, { ...prepared.log, status: statusOf(error), usage, upstreamMs: performance.now() - upstreamStart, refusal: reasonOf(error) });
+    logModelCall(ctx.runtime, prepared.log, { status: statusOf(error), usage, upstreamMs: performance.now() - upstreamStart, guardrails: [], refusal: reasonOf(error) });
     return;
   }
   stream.end();
@@ -160,7 +159,8 @@ function answerOf(ctx: ChatContext, admission: Admission, upstreamMs: number): A
   if (ctx.startedAt === undefined) return admission.answer;
   const ms = Math.max(0, performance.now() - ctx.startedAt - upstreamMs);
   ctx.runtime.metrics.overhead.observe(ms / 1000);
-  return { ...admission.answer, ownTimeMs: ms };
+  // Not `{ ...admission.answer, ownTimeMs }`: a spread followed by more properties makes V8 build a new map (old generation) on every call.
+  return Object.assign({}, admission.answer, { ownTimeMs: ms });
 }
 
 /** Counted only when the upstream reports no usage; large texts never hold the event loop. */
@@ -181,7 +181,7 @@ async function admit(
   kind: ModelWorkKind,
   body: WireBody,
   virtualKey: string | null | undefined,
-  request: { route: ModelCall['route']; stream: boolean; inputText: string; maxCompletionTokens: number | null },
+  request: { route: ModelCallFacts['route']; stream: boolean; inputText: string; maxCompletionTokens: number | null },
 ): Promise<Prepared> {
   const routing = routingOf(body.model, virtualKey, ctx.caller);
   const metadata = metadataOf(body.metadata, ctx.caller);
@@ -198,7 +198,6 @@ async function admit(
     startedAt: ctx.startedAt ?? performance.now(),
     requestId: ctx.requestId ?? null,
     metadata,
-    guardrails: [],
   };
   let admission: Admission;
   try {
@@ -216,7 +215,7 @@ async function admit(
       maxCompletionTokens: request.maxCompletionTokens,
     });
   } catch (error) {
-    logModelCall(ctx.runtime, { ...log, guardrails: refusalVerdicts(error), status: statusOf(error), usage: null, upstreamMs: null, refusal: refusalReason(error) });
+    logModelCall(ctx.runtime, log, { status: statusOf(error), usage: null, upstreamMs: null, guardrails: refusalVerdicts(error), refusal: refusalReason(error) });
     throw error;
   }
   log.provider = admission.provider.integration.aiProviderId;
@@ -231,7 +230,7 @@ async function admit(
 /** The upstream failed before answering: nothing was used, so the reservation goes back. */
 async function failed(ctx: ChatContext, prepared: Prepared, error: unknown, upstreamMs: number): Promise<void> {
   await abandonAdmission(ctx, prepared.admission, error);
-  logModelCall(ctx.runtime, { ...prepared.log, status: statusOf(error), usage: null, upstreamMs, refusal: reasonOf(error) });
+  logModelCall(ctx.runtime, prepared.log, { status: statusOf(error), usage: null, upstreamMs, guardrails: [], refusal: reasonOf(error) });
 }
 
 /**
@@ -265,7 +264,7 @@ async function finish(ctx: ChatContext, prepared: Prepared, usage: Usage, upstre
       refusal = 'output_guardrail';
     }
   }
-  logModelCall(ctx.runtime, { ...log, guardrails, status, usage, upstreamMs, refusal });
+  logModelCall(ctx.runtime, log, { status, usage, upstreamMs, guardrails, refusal });
   if (denied) throw denied;
 }
 

@@ -10,7 +10,8 @@ import { costOf, priceOf, type PriceOverrides } from '../usage/prices.js';
 import type { RequestLogGuardrail } from './request-log.entity.js';
 import { requestLogWriter } from './request-log.writer.js';
 
-export interface ModelCall {
+/** What is known about a model call before it ends. */
+export interface ModelCallFacts {
   organisationId: string;
   workspaceId: string;
   apiKeyId: string | null;
@@ -19,16 +20,20 @@ export interface ModelCall {
   model: string | null;
   /** What the call came through: its request-log route. */
   route: 'chat.completions' | 'prompts.completions' | 'embeddings' | 'runs';
-  status: number;
   stream: boolean;
-  usage: { prompt_tokens: number; completion_tokens: number } | null;
   prices?: PriceOverrides | null;
   /** performance.now() when the gateway received the request. */
   startedAt: number;
-  upstreamMs: number | null;
   requestId: string | null;
   runId?: string | null;
   metadata: Record<string, string>;
+}
+
+/** How a model call ended. */
+export interface ModelCallOutcome {
+  status: number;
+  usage: { prompt_tokens: number; completion_tokens: number } | null;
+  upstreamMs: number | null;
   guardrails: RequestLogGuardrail[];
   refusal: string | null;
 }
@@ -49,8 +54,14 @@ export function costFor(model: string | null, usage: { prompt_tokens: number; co
   return costOf(model, usage, prices ?? undefined);
 }
 
-export function logModelCall(runtime: Runtime, call: ModelCall): void {
-  const usage = call.usage ?? { prompt_tokens: 0, completion_tokens: 0 };
+/**
+ * The facts and the outcome come apart, so a service logs the facts it gathered up front with each
+ * possible outcome without merging them first: `{ ...facts, status, … }` makes V8 build a new
+ * hidden class (map, in the old generation) on every call, as an object spread followed by more
+ * properties never shares its maps.
+ */
+export function logModelCall(runtime: Runtime, call: ModelCallFacts, outcome: ModelCallOutcome): void {
+  const usage = outcome.usage ?? { prompt_tokens: 0, completion_tokens: 0 };
   try {
     requestLogWriter(runtime).write({
       // Time-ordered: appended to the table's primary-key index (see timeOrderedUuid).
@@ -63,19 +74,19 @@ export function logModelCall(runtime: Runtime, call: ModelCall): void {
       provider: call.provider,
       model: call.model,
       route: call.route,
-      status: call.status,
+      status: outcome.status,
       stream: call.stream,
       promptTokens: usage.prompt_tokens,
       completionTokens: usage.completion_tokens,
       totalTokens: usage.prompt_tokens + usage.completion_tokens,
       cost: costFor(call.model, usage, call.prices),
       totalMs: performance.now() - call.startedAt,
-      upstreamMs: call.upstreamMs,
+      upstreamMs: outcome.upstreamMs,
       requestId: call.requestId,
       runId: call.runId ?? null,
       metadata: call.metadata,
-      guardrails: call.guardrails,
-      refusal: call.refusal,
+      guardrails: outcome.guardrails,
+      refusal: outcome.refusal,
     });
   } catch (error) {
     // The log never fails a request.

@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import http, { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postUpstream } from '../../../src/lib/upstream-post.js';
+import { haveSameMap } from '../../helpers/same-map.js';
 
 // A whole body is read by its events (not the stream's async iterator): it must still end, fail
 // and abort as the iterator did, never hang.
@@ -70,6 +71,20 @@ describe('postUpstream: the target', () => {
     expect(JSON.parse(await other.text())).toMatchObject({ url: '/echo/two' });
     const withUser = await postUpstream(url.replace('http://', 'http://us%40er:p%3Ass@') + '/echo/auth', {}, '{}', new AbortController().signal);
     expect(JSON.parse(await withUser.text())).toMatchObject({ url: '/echo/auth', authorization: `Basic ${Buffer.from('us@er:p:ss').toString('base64')}` });
+  });
+
+  it("builds every call's request options and headers with the same maps (no new hidden class per call)", async () => {
+    const request = vi.spyOn(http, 'request');
+    try {
+      const headers = { 'content-type': 'application/json', authorization: 'Bearer sk-test' };
+      for (let i = 0; i < 3; i++) await (await postUpstream(`${url}/echo/maps`, headers, `{"n":${i}}`, new AbortController().signal)).text();
+      const [, second, third] = request.mock.calls.map(([options]) => options as unknown as { headers: Record<string, string> });
+      expect(third!.headers).toEqual({ ...headers, 'content-length': '7' });
+      expect(haveSameMap(second!, third!)).toBe(true);
+      expect(haveSameMap(second!.headers, third!.headers)).toBe(true);
+    } finally {
+      request.mockRestore();
+    }
   });
 
   it('with a protocol it cannot speak rejects (no throw)', async () => {
