@@ -128,7 +128,7 @@ builder.objectFields(CollectionRef, (t) => ({
   childCollections: t.loadableList({
     type: CollectionRef,
     description: 'Direct, non-archived child collections, by name.',
-    load: async (ids: string[], ctx) => (await childCollectionsOf(ctx.em, ids)).map((level) => known(ctx, level)),
+    load: async (ids: string[], ctx) => (await childCollectionsOf(ctx.runtime, ctx.em, ids)).map((level) => known(ctx, level)),
     resolve: (collection) => collection.id,
   }),
   prompts: t.loadableList({

@@ -5,20 +5,34 @@ import { childCollectionsOf } from '../../src/modules/collections/collection-loa
 import { CollectionSchema } from '../../src/modules/collections/collection.entity.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
+const MOVE = `mutation($id: String!, $parent: String) { moveCollection(collectionId: $id, input: { parentCollectionId: $parent }) { id } }`;
+const CREATE_PROMPT = `mutation($input: CreatePromptInput!) { createPrompt(input: $input) { id } }`;
+
 /*
  * A collection's `children_version` (migration 0012) is bumped by the database on every write of
- * one of its children, whatever makes it; a level read before is given again without its children
- * statement while the version is unchanged, and read again after any write
+ * one of its children, whatever makes it; a level read before is given again (the same frozen
+ * array, its children not read) while the version is unchanged, and read again after any write
  * (collection-loaders.ts, childCollectionsOf).
  */
 
 const clock = new ManualClock(new Date('2026-11-22T10:00:00.000Z'));
 let t: TestApp;
-/** Children statements run (the aggregate of a level's children), on either dialect. */
-let childrenStatements = 0;
+/** Statements reading a level (the aggregate of a level's children), on either dialect. */
+let levelStatements = 0;
+/** Every statement. */
+let statements = 0;
 
 beforeAll(async () => {
-  t = await createTestApp({}, { clock, onQuery: (sql) => void (/json_group_array|json_agg/.test(sql) && childrenStatements++) });
+  t = await createTestApp(
+    {},
+    {
+      clock,
+      onQuery: (sql) => {
+        statements++;
+        if (/json_group_array|json_agg/.test(sql)) levelStatements++;
+      },
+    },
+  );
 });
 afterAll(() => t.close());
 
@@ -43,17 +57,24 @@ async function version(id: string): Promise<number> {
   return Number(row.v);
 }
 
-/** The level's names, and how many children statements reading it ran. */
+/** The level last given for each parent. */
+const lastLevel = new Map<string, readonly unknown[]>();
+
+/** The level's names, and whether its children were read (1: not the kept level given again); always one statement. */
 async function read(parentId: string): Promise<{ names: string[]; statements: number; level: readonly unknown[] }> {
-  const before = childrenStatements;
-  const [level] = await childCollectionsOf(em(), [parentId]);
-  return { names: level.map((c) => c.name), statements: childrenStatements - before, level };
+  const before = levelStatements;
+  const [level] = await childCollectionsOf(t.app.runtime, em(), [parentId]);
+  expect(levelStatements - before).toBe(1);
+  const built = level === lastLevel.get(parentId) ? 0 : 1;
+  lastLevel.set(parentId, level);
+  return { names: level.map((c) => c.name), statements: built, level };
 }
 
 /** Each write kind: the parent's version moves by it, and the kept level is read again once, then kept. */
 async function expectWriteSeen(parentIds: string[], write: () => Promise<unknown>, names: string[][]): Promise<void> {
   for (const id of parentIds) await read(id);
-  const kept = await Promise.all(parentIds.map(read));
+  const kept = [];
+  for (const id of parentIds) kept.push(await read(id));
   for (const k of kept) expect(k.statements).toBe(0);
   const versions = await Promise.all(parentIds.map(version));
   await write();
@@ -115,7 +136,7 @@ it('every kind of write to a child bumps its parent’s version and the level is
   await create('E', elsewhere);
   await expectWriteSeen(
     [parent, elsewhere],
-    () => ok(`mutation($id: String!, $parent: String) { moveCollection(collectionId: $id, input: { parentCollectionId: $parent }) { id } }`, { id: b, parent: elsewhere }),
+    () => ok(MOVE, { id: b, parent: elsewhere }),
     [['A2'], ['B', 'E']],
   );
   // Raw SQL, as another process would write: an update, then a delete.
@@ -141,7 +162,7 @@ it('does not keep a level read inside a transaction', async () => {
   const parent = await create('In a transaction');
   await create('A', parent);
   await t.app.runtime.orm.em.fork().transactional(async (tx) => {
-    await childCollectionsOf(tx, [parent]);
+    await childCollectionsOf(t.app.runtime, tx, [parent]);
   });
   expect((await read(parent)).statements).toBe(1);
   expect((await read(parent)).statements).toBe(0);
@@ -153,7 +174,6 @@ it('does not keep a level read inside a transaction', async () => {
  * each other in a circle through that update (PostgreSQL aborts one: a 500).
  */
 it('writers under one parent at once never deadlock through the version bump', async () => {
-  const CREATE_PROMPT = `mutation($input: CreatePromptInput!) { createPrompt(input: $input) { id } }`;
   const RENAME = `mutation($id: String!, $name: String!) { updateCollection(collectionId: $id, input: { name: $name }) { id } }`;
   const ARCHIVE = `mutation($id: String!) { archiveCollection(collectionId: $id) { id } }`;
   const failures: unknown[] = [];
@@ -174,4 +194,99 @@ it('writers under one parent at once never deadlock through the version bump', a
     }
   }
   expect(failures).toEqual([]);
+});
+
+it('keeps an empty level (a leaf) too, until a child is created in it', async () => {
+  const leaf = await create('Leaf');
+  await expectWriteSeen([leaf], () => create('First child', leaf), [['First child']]);
+  const other = await create('Another leaf');
+  expect((await read(other)).level).toEqual([]);
+  expect((await read(other)).statements).toBe(0);
+});
+
+it('a move to and from the top level bumps the version of the parent it leaves or joins', async () => {
+  const parent = await create('Top-level mover parent');
+  const c = await create('Mover', parent);
+  await create('Stays', parent);
+  await expectWriteSeen([parent], () => ok(MOVE, { id: c, parent: null }), [['Stays']]);
+  await expectWriteSeen([parent], () => ok(MOVE, { id: c, parent }), [['Mover', 'Stays']]);
+});
+
+/*
+ * On PostgreSQL changingDetails locks the rows it writes and their parents, the parents read by
+ * the locking statement before it waits. A move that commits while a writer waits on the moved
+ * collection gives it a new parent the writer did not lock, and the bump of that parent (by the
+ * writer's recompute) waited for a row locked out of order: with a second move holding it and
+ * waiting for the old parent, a deadlock (a 500). The parents are read again under the lock.
+ */
+it('moves between two parents racing prompt writes in the moved collections never deadlock', async () => {
+  const failures: unknown[] = [];
+  let n = 0;
+  for (let round = 0; round < 15; round++) {
+    const g = await create(`Moves G${round}`);
+    const p1 = await create(`Moves P1 ${round}`, g);
+    const p2 = await create(`Moves P2 ${round}`, g);
+    const under1 = [await create(`Moves a${round}`, p1), await create(`Moves b${round}`, p1)];
+    const under2 = [await create(`Moves c${round}`, p2), await create(`Moves d${round}`, p2)];
+    const jobs = [...under1.map((c) => [c, p2]), ...under2.map((c) => [c, p1])].flatMap(([c, to]) => [
+      t.graphql(MOVE, { id: c, parent: to }),
+      t.graphql(CREATE_PROMPT, { input: { collectionId: c, name: `Moves prompt ${n++}`, string: 'x', model: 'm' } }),
+    ]);
+    for (const r of await Promise.all(jobs)) if (r.errors) failures.push(r.errors);
+    // Every collection moved, and each parent's details count what it holds now.
+    const [one, two] = await Promise.all([p1, p2].map(async (id) => (await t.request('GET', `/v1/collections/${id}`)).body));
+    expect(one.child_collections.map((x: any) => x.id).sort()).toEqual([...under2].sort());
+    expect(two.child_collections.map((x: any) => x.id).sort()).toEqual([...under1].sort());
+    const counts = (await t.request('GET', `/v1/collections/${g}`)).body.child_collections.map((x: any) => x.collection_details.child_collections_count);
+    expect(counts).toEqual([2, 2]);
+  }
+  expect(failures).toEqual([]);
+});
+
+/*
+ * A level costs one statement whether it is kept, read again or empty (a leaf): a tree query runs
+ * one statement per level of depth, cold, warm and after a write (README, "Architecture").
+ */
+it('a tree of inner nodes beside leaves runs the same statements cold, warm and after a write', async () => {
+  const root = await create('Mixed root');
+  const a = await create('Mixed A', root);
+  await create('Mixed B', root); // a leaf
+  const a1 = await create('Mixed A1', a);
+  await create('Mixed A2', a); // a leaf
+  await create('Mixed A1x', a1);
+  const TREE = `query($id: String!) { collection(idOrSlug: $id) { id childCollections { id childCollections { id childCollections { id } } } } }`;
+  const counted = async (): Promise<number> => {
+    const before = statements;
+    await ok(TREE, { id: root });
+    return statements - before;
+  };
+  const counts = [await counted(), await counted(), await counted()];
+  await create('Mixed A3', a);
+  counts.push(await counted());
+  // The collection, then its three levels of children.
+  expect(counts).toEqual([4, 4, 4, 4]);
+});
+
+it('two applications in one process never see each other’s kept levels (each database counts versions from 0)', async () => {
+  const apps = [await createTestApp(), await createTestApp()];
+  try {
+    // The same parent id and version in both databases (as copies of one fixture), other children.
+    const parent = '00000000-0000-4000-8000-0000000000aa';
+    const levels = [];
+    for (const [i, app] of apps.entries()) {
+      const fork = app.app.runtime.orm.em.fork();
+      const insert = `insert into collections (id, organisation_id, workspace_id, parent_id, name, slug, is_default, status, created_at, last_updated_at)
+        values (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)`;
+      const now = new Date();
+      const [org, ws] = ['00000000-0000-4000-8000-0000000000bb', '00000000-0000-4000-8000-0000000000cc'];
+      await executeSql(fork, insert, [parent, org, ws, null, 'P', 'p-fixed', false, now, now], 'run');
+      await executeSql(fork, insert, [`00000000-0000-4000-8000-00000000000${i + 1}`, org, ws, parent, `From ${i + 1}`, `from-${i + 1}`, false, now, now], 'run');
+      levels.push((await childCollectionsOf(app.app.runtime, app.app.runtime.orm.em.fork(), [parent]))[0].map((c) => c.name));
+    }
+    // Read again, each kept by its own application.
+    for (const app of apps) levels.push((await childCollectionsOf(app.app.runtime, app.app.runtime.orm.em.fork(), [parent]))[0].map((c) => c.name));
+    expect(levels).toEqual([['From 1'], ['From 2'], ['From 1'], ['From 2']]);
+  } finally {
+    for (const app of apps) await app.close();
+  }
 });

@@ -32,7 +32,7 @@ async function level(parentId: string): Promise<Array<[string, number, number]>>
   return r.body.child_collections.map((c: any) => [c.name, c.collection_details.child_collections_count, c.collection_details.prompts_count]);
 }
 
-const read = async (parentId: string) => (await childCollectionsOf(t.app.runtime.orm.em.fork(), [parentId]))[0];
+const read = async (parentId: string) => (await childCollectionsOf(t.app.runtime, t.app.runtime.orm.em.fork(), [parentId]))[0];
 
 it('gives the same children for an unchanged level and reads every change at once', async () => {
   const parent = await create('Parent');

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { dialectOf, executeSql } from '../../db/sql.js';
+import { ConflictError } from '../../errors.js';
 import { inChunks, placeholders } from './collection-loaders.js';
 
 /**
@@ -32,7 +33,7 @@ export interface DetailsWrite {
  *
  * On PostgreSQL every collection row the write will update or recompute (`details` and `updates`),
  * and their parents (whose `children_version` the database bumps then), is locked first, in one
- * pass in id order, before any update: two writers then never wait for each other in a circle (a rename that locked only the parent and then updated the collection itself
+ * pass in id order (`lockedWithParents`), before any update: two writers then never wait for each other in a circle (a rename that locked only the parent and then updated the collection itself
  * deadlocked with an archive that locked the collection first). Two writers under one parent store
  * their details one after the other, the second seeing the first's committed rows (READ COMMITTED
  * reads anew per statement), where two concurrent computations would each miss the other's row.
@@ -49,16 +50,9 @@ export async function changingDetails<T>(em: EntityManager, rows: DetailsWrite, 
   const postgresql = dialectOf(em) === 'postgresql';
   const active = new Set<string>();
   for (const chunk of inChunks(keys)) {
-    const list = placeholders(chunk.length);
-    // PostgreSQL: their parents too, whose `children_version` the database bumps when these rows
-    // are written (migration 0012), so that bump never waits for a row locked after it.
-    const locked = await executeSql<Array<{ id: string; status: string }>>(
-      em,
-      postgresql
-        ? `select id, status from collections where id in (${list}) or id in (select parent_id from collections where id in (${list})) order by id for update`
-        : `select id, status from collections where id in (${list})`,
-      postgresql ? [...chunk, ...chunk] : chunk,
-    );
+    const locked = postgresql
+      ? await lockedWithParents(em, chunk)
+      : await executeSql<Array<{ id: string; status: string }>>(em, `select id, status from collections where id in (${placeholders(chunk.length)})`, chunk);
     const wanted = new Set(chunk);
     for (const row of locked) if (row.status === 'active' && wanted.has(row.id)) active.add(row.id);
   }
@@ -68,6 +62,39 @@ export async function changingDetails<T>(em: EntityManager, rows: DetailsWrite, 
   }
   return result;
 }
+
+/**
+ * PostgreSQL: locks the rows `ids` and their parents, whose `children_version` the database bumps
+ * when these rows are written (migration 0012), in one pass in id order, so that bump never waits
+ * for a row locked after it. The parents are read by the statement before its locks wait: a move
+ * of one of the rows that commits meanwhile leaves its new parent unlocked, and the bump would
+ * then lock it out of order (a deadlock with a writer holding that parent and waiting for the old
+ * one). So the parents are read again under the lock (a locked row cannot move any more); if one
+ * is not held, the locks are given back (rolled back to a savepoint taken before them: the rest
+ * of the transaction stays) and taken again, with the new parents.
+ */
+async function lockedWithParents(em: EntityManager, ids: string[]): Promise<Array<{ id: string; status: string }>> {
+  const list = placeholders(ids.length);
+  for (let attempt = 1; ; attempt++) {
+    await executeSql(em, 'savepoint locking_parents', [], 'run');
+    const locked = await executeSql<Array<{ id: string; status: string }>>(
+      em,
+      `select id, status from collections where id in (${list}) or id in (select parent_id from collections where id in (${list})) order by id for update`,
+      [...ids, ...ids],
+    );
+    const held = new Set(locked.map((row) => row.id));
+    const parents = await executeSql<Array<{ parent_id: string | null }>>(em, `select parent_id from collections where id in (${list})`, ids);
+    if (parents.every((row) => row.parent_id === null || held.has(row.parent_id))) {
+      await executeSql(em, 'release savepoint locking_parents', [], 'run');
+      return locked;
+    }
+    await executeSql(em, 'rollback to savepoint locking_parents', [], 'run');
+    if (attempt === LOCK_ATTEMPTS) throw new ConflictError('The collections changed while they were being written; try again.');
+  }
+}
+
+/** Tries of the lock while moves keep changing the rows' parents (each such change is one commit). */
+const LOCK_ATTEMPTS = 5;
 
 /** Distinct ids in ascending order: the one lock order of every writer. */
 function idsOf(ids: ReadonlyArray<string | null | undefined>): string[] {

@@ -1,6 +1,7 @@
 import { dialectOf, executeSql } from '../../db/sql.js';
 import { raw, type EntityManager, type QueryOrderMap } from '@mikro-orm/core';
 import { WorkspaceSchema, type Workspace } from '../tenancy/workspace.entity.js';
+import type { Runtime } from '../../runtime.js';
 import type { Collection } from './collection.entity.js';
 import { PromptVersionSchema, type PromptVersion } from './prompt-version.entity.js';
 import { PromptSchema, type Prompt } from './prompt.entity.js';
@@ -202,137 +203,151 @@ const DETAILS_COLUMNS = 'c.child_collections_count, c.child_collections_last_upd
 const COLLECTION_COLUMNS = `c.id, c.organisation_id, c.workspace_id, c.parent_id, c.name, c.slug, c.is_default, c.status,
   c.created_at, c.last_updated_at, ${DETAILS_COLUMNS}`;
 
-/**
- * A JSON array of one value per row, and a JSON array of values: the same functions under each
- * dialect's names; and the order a level's children are aggregated in (`sortedAsSqlite`).
- */
-const JSON_FUNCTIONS = {
-  sqlite: { agg: 'json_group_array', array: 'json_array', order: '' },
-  postgresql: { agg: 'json_agg', array: 'json_build_array', order: 'order by lower(c.name) asc, c.name asc, c.id asc' },
-} as const;
-
-/** A level's children of one parent: `[id, name, slug, is_default, created_at, last_updated_at, ...details]` each. */
+/** A level of one parent: its row, and its children `[id, name, slug, is_default, created_at, last_updated_at, ...details]` each. */
 interface ChildrenRow {
   parent_id: string;
   organisation_id: string;
   workspace_id: string;
   /** The parent's `children_version` in the same statement: the version these children are. */
   children_version: number | string;
-  /** Text on SQLite; PostgreSQL's driver parses `json` itself. */
-  children: string | unknown[][];
+  /** Null when the kept level is current (`KEPT_AS`); text on SQLite; PostgreSQL's driver parses `json` itself. */
+  children: string | unknown[][] | null;
 }
 
 /**
+ * What a kept level was read at, as the statement writes it from the parent's row: its version,
+ * organisation and workspace (each child carries the last two). Compared in the statement, so a
+ * current level costs one text comparison and no children.
+ */
+const KEPT_AS = "cast(p.children_version as text) || ' ' || p.organisation_id || ' ' || p.workspace_id";
+const keptAs = (version: number | string, organisationId: string, workspaceId: string) => `${Number(version)} ${organisationId} ${workspaceId}`;
+
+/**
+ * The `KEPT_AS` of a parent's kept level, from the bound JSON object `{ [parent id]: KEPT_AS }`,
+ * and the JSON array of one level's children: the same functions under each dialect's names, with
+ * the order they are aggregated in (`sortedAsSqlite`). SQLite's aggregate of no rows is `[]`,
+ * PostgreSQL's null (kept for "the kept level is current").
+ */
+const DIALECT = {
+  sqlite: {
+    kept: `json_extract(?, '$."' || p.id || '"')`,
+    children: (columns: string) => `select json_group_array(json_array(${columns}))`,
+  },
+  postgresql: {
+    kept: '(?::json ->> cast(p.id as text))',
+    children: (columns: string) => `select coalesce(json_agg(json_build_array(${columns}) order by lower(c.name) asc, c.name asc, c.id asc), '[]'::json)`,
+  },
+} as const;
+
+/**
  * Direct, non-archived children of each parent, ordered by name (then id, as `byName`; on SQLite
- * sorted here: `sortedAsSqlite`), each with
- * its details (`CollectionRead`), as plain objects outside the identity map: a level can hold
- * thousands of children that are only read. A level read before is given again, without reading
- * its children, while its parent's `children_version` is the one it was read at (`keptLevels`).
- * The children statement answers one row per parent, its
- * children a JSON array of arrays: building a row object per child (better-sqlite3) cost twice
- * the statement plus one `JSON.parse`, and the parent's organisation, workspace and id, equal for
- * all its children (trees never cross a workspace), are read once, from the parent, instead of
- * once per child (grouped by the parent alone, SQLite walks the parent_id index without sorting
- * the rows for the grouping: 2.15 -> 1.84 ms CPU for 1,000 children). The
+ * sorted here: `sortedAsSqlite`), each with its details (`CollectionRead`), as plain objects
+ * outside the identity map: a level can hold thousands of children that are only read.
+ *
+ * One statement per chunk of parents, one row per parent found (empty levels too): the parent's
+ * version, organisation and workspace, and its children unless the level kept for it
+ * (`KeptLevels`, per runtime) was read at the same ones; then the kept level is given again. The
+ * version is the database's (migration 0012: triggers bump it on every write of a child, by any
+ * process or raw SQL), so an unchanged level costs neither its children nor building them: for
+ * 1,000 children SQLite's ~100 KB of JSON text, most of the read; and a level costs the same one
+ * statement warm or cold, kept or not, leaf or not.
+ *
+ * The children come as a JSON array of arrays: building a row object per child (better-sqlite3)
+ * cost twice the statement plus one `JSON.parse`, and the parent's organisation, workspace and id,
+ * equal for all its children (trees never cross a workspace), are read once, from the parent. The
  * details are the children's stored columns (collection-details.ts): four lookups per child cost
  * more than the child itself, and loaded through a dataloader a promise chain per child.
  */
-export async function childCollectionsOf(em: EntityManager, parentIds: readonly string[]): Promise<CollectionRead[][]> {
-  const byParent = await keptLevelsOf(em, parentIds);
-  const unread = parentIds.filter((id) => !byParent.has(id));
-  const json = JSON_FUNCTIONS[dialectOf(em)];
-  const rows = await findIn(unread, (chunk) =>
-    rawAll<ChildrenRow>(
+export async function childCollectionsOf(
+  runtime: Pick<Runtime, 'singleton'>,
+  em: EntityManager,
+  parentIds: readonly string[],
+): Promise<CollectionRead[][]> {
+  const kept = keptLevelsOf(runtime);
+  const sql = DIALECT[dialectOf(em)];
+  const rows = await findIn(parentIds, (chunk) => {
+    const keptAt: Record<string, string> = {};
+    for (const id of chunk) {
+      const level = kept.levels.get(id);
+      if (level) keptAt[id] = level.keptAs;
+    }
+    return rawAll<ChildrenRow>(
       em,
-      `select c.parent_id,
-         (select p.organisation_id from collections p where p.id = c.parent_id) as organisation_id,
-         (select p.workspace_id from collections p where p.id = c.parent_id) as workspace_id,
-         (select p.children_version from collections p where p.id = c.parent_id) as children_version,
-         ${json.agg}(${json.array}(c.id, c.name, c.slug, c.is_default, c.created_at, c.last_updated_at, ${DETAILS_COLUMNS})
-           ${json.order}) as children
-       from collections c where c.parent_id in (${placeholders(chunk.length)}) and c.status = 'active'
-       group by c.parent_id`,
-      chunk,
-    ),
-  );
+      `select p.id as parent_id, p.organisation_id, p.workspace_id, p.children_version,
+         case when ${KEPT_AS} = ${sql.kept} then null else (
+           ${sql.children(`c.id, c.name, c.slug, c.is_default, c.created_at, c.last_updated_at, ${DETAILS_COLUMNS}`)}
+           from collections c where c.parent_id = p.id and c.status = 'active'
+         ) end as children
+       from collections p where p.id in (${placeholders(chunk.length)})`,
+      [JSON.stringify(keptAt), ...chunk],
+    );
+  });
   // Kept only from outside a transaction: a level written by a transaction that may yet roll back
   // would be kept at a version a later write could reach with other children.
   const keep = !em.isInTransaction();
+  const byParent = new Map<string, readonly CollectionRead[]>();
   for (const row of rows) {
+    if (row.children === null) {
+      byParent.set(row.parent_id, kept.stillCurrent(row.parent_id));
+      continue;
+    }
     const children = Object.freeze(
       (typeof row.children === 'string' ? sortedAsSqlite(JSON.parse(row.children) as unknown[][]) : row.children).map((child) =>
         Object.freeze(childOf(row, child)),
       ),
     );
     byParent.set(row.parent_id, children);
-    if (keep) keepLevel(row, children);
+    kept.forget(row.parent_id);
+    if (keep) kept.keep(row.parent_id, keptAs(row.children_version, row.organisation_id, row.workspace_id), children);
   }
   return parentIds.map((id) => (byParent.get(id) ?? []) as CollectionRead[]);
 }
 
-/** A level kept by `childCollectionsOf`: its parent's row as read with it, and its children. */
-interface KeptLevel {
-  version: number;
-  organisationId: string;
-  workspaceId: string;
-  children: readonly CollectionRead[];
-}
-
-/** Children of the levels kept in `keptLevels`, in all: at ~0.7 KB a child, a few MB. */
-const KEPT_LEVELS_CHILDREN = 10_000;
-const keptLevels = new Map<string, KeptLevel>();
-let keptChildren = 0;
-
 /**
- * The kept levels of `parentIds` still current, by parent id: one statement reads the parents'
- * versions (and organisation and workspace, which each child carries), and a level is given again
- * while its parent's row is as it was. The version is the database's (migration 0012: triggers
- * bump it on every write of a child, by any process or raw SQL), so an unchanged level costs
- * neither its children statement nor building its children: for 1,000 children SQLite's
- * ~100 KB of JSON text, most of the read. Kept levels are shared by every request that reads
- * them: frozen, arrays and children (they are only read: schema/collections.ts).
+ * Levels `childCollectionsOf` read outside a transaction, by parent id, most recently read last,
+ * up to `KEPT_LEVELS_CHILDREN` children in all (an empty level counts as one): at ~0.7 KB a child,
+ * a few MB. One per runtime: `children_version` counts from 0 in each database, so two
+ * applications in one process (tests, two databases) must never see each other's levels. Kept
+ * levels are shared by every request that reads them: frozen, arrays and children (they are only
+ * read: schema/collections.ts).
  */
-async function keptLevelsOf(em: EntityManager, parentIds: readonly string[]): Promise<Map<string, readonly CollectionRead[]>> {
-  const current = new Map<string, readonly CollectionRead[]>();
-  const kept = parentIds.filter((id) => keptLevels.has(id));
-  type Row = { id: string; organisation_id: string; workspace_id: string; children_version: number | string };
-  const rows = await findIn(kept, (chunk) =>
-    rawAll<Row>(
-      em,
-      `select id, organisation_id, workspace_id, children_version from collections where id in (${placeholders(chunk.length)})`,
-      chunk,
-    ),
-  );
-  for (const row of rows) {
-    const level = keptLevels.get(row.id);
-    if (!level) continue;
-    keptLevels.delete(row.id);
-    if (level.version === Number(row.children_version) && level.organisationId === row.organisation_id && level.workspaceId === row.workspace_id) {
-      keptLevels.set(row.id, level);
-      current.set(row.id, level.children);
-    } else {
-      keptChildren -= level.children.length;
+export class KeptLevels {
+  readonly levels = new Map<string, { keptAs: string; children: readonly CollectionRead[] }>();
+  /** The children of `levels`, in all (an empty level counts as one). */
+  children = 0;
+
+  /** A kept level the statement found current: given again, and now the most recently read. */
+  stillCurrent(parentId: string): readonly CollectionRead[] {
+    const level = this.levels.get(parentId)!;
+    this.levels.delete(parentId);
+    this.levels.set(parentId, level);
+    return level.children;
+  }
+
+  forget(parentId: string): void {
+    const level = this.levels.get(parentId);
+    if (!level) return;
+    this.levels.delete(parentId);
+    this.children -= weightOf(level.children);
+  }
+
+  /** Keeps a level just read, dropping the least recently read ones over the bound (one alone over it is not kept). */
+  keep(parentId: string, keptAs: string, children: readonly CollectionRead[]): void {
+    this.forget(parentId);
+    if (weightOf(children) > KEPT_LEVELS_CHILDREN) return;
+    this.levels.set(parentId, { keptAs, children });
+    this.children += weightOf(children);
+    for (const [oldest] of this.levels) {
+      if (this.children <= KEPT_LEVELS_CHILDREN) break;
+      this.forget(oldest);
     }
   }
-  return current;
 }
 
-/** Keeps a level just read (most recently read last, up to `KEPT_LEVELS_CHILDREN` children in all). */
-function keepLevel(row: ChildrenRow, children: readonly CollectionRead[]): void {
-  const old = keptLevels.get(row.parent_id);
-  if (old) {
-    keptLevels.delete(row.parent_id);
-    keptChildren -= old.children.length;
-  }
-  if (children.length > KEPT_LEVELS_CHILDREN) return;
-  keptLevels.set(row.parent_id, { version: Number(row.children_version), organisationId: row.organisation_id, workspaceId: row.workspace_id, children });
-  keptChildren += children.length;
-  for (const [parentId, oldest] of keptLevels) {
-    if (keptChildren <= KEPT_LEVELS_CHILDREN) break;
-    keptLevels.delete(parentId);
-    keptChildren -= oldest.children.length;
-  }
-}
+export const KEPT_LEVELS_CHILDREN = 10_000;
+const weightOf = (children: readonly unknown[]) => children.length || 1;
+
+export const keptLevelsOf = (runtime: Pick<Runtime, 'singleton'>): KeptLevels => runtime.singleton('collections.keptLevels', () => new KeptLevels());
 
 /**
  * A level's children (`childCollectionsOf`'s arrays, SQLite's text) in `byName` order as SQLite
