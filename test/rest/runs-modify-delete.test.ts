@@ -11,6 +11,7 @@ import { RunEventSchema } from '../../src/modules/runs/run-event.entity.js';
 import { RunStepSchema } from '../../src/modules/runs/run-step.entity.js';
 import { RunSchema } from '../../src/modules/runs/run.entity.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { onPostgres } from '../helpers/database.js';
 import { error } from '../helpers/errors.js';
 import { createOtherOrganisation, createWorkspaceWithKey } from '../helpers/tenants.js';
 import { BETA, assistant, ok, startRun, thread, waitFor, waitingRun, weatherTool } from '../helpers/run-fixtures.js';
@@ -119,6 +120,26 @@ describe('threads', () => {
       await expectError('GET', path, undefined, 404, error(`No thread found with id '${th.id}'.`));
     }
     await expectError('DELETE', `/v1/threads/${th.id}`, undefined, 404, error(`No thread found with id '${th.id}'.`));
+  });
+
+  // A thread with many runs (copied in SQL, so SQLite only): their events and steps go through the runs.
+  it.skipIf(onPostgres)('DELETE of a thread with 33,001 runs removes them all, with their events', async () => {
+    const { thread: th, run } = await startRun(t, 'hello');
+    await waitFor(t, th.id, run.id, ['completed']);
+    const em = t.app.runtime.fork();
+    const connection = em.getConnection();
+    const columns = (await connection.execute<{ name: string }[]>('pragma table_info(runs)')).map((c: { name: string }) => c.name);
+    const copied = columns.map((c: string) => (c === 'id' ? "r.id || '-' || n.i" : c === 'ordinal' ? 'r.ordinal + n.i' : `r.${c}`)).join(', ');
+    await connection.execute(`with recursive n(i) as (select 1 union all select i + 1 from n where i < 33000) insert into runs (${columns.join(', ')}) select ${copied} from runs r, n where r.id = ?`, [run.id]);
+    await connection.execute("insert into run_events (run_id, sequence, event, data, created_at) select r.id, 1, 'thread.run.created', '{}', r.created_at from runs r where r.thread_id = ? and r.id <> ?", [th.id, run.id]);
+    expect(await em.count(RunSchema, { threadId: th.id })).toBe(33_001);
+
+    expect(await ok(t, 'DELETE', `/v1/threads/${th.id}`, undefined, BETA)).toEqual({ id: th.id, object: 'thread.deleted', deleted: true });
+    const after = t.app.runtime.fork();
+    expect(await after.count(RunSchema, { threadId: th.id })).toBe(0);
+    expect(await after.count(RunStepSchema, { threadId: th.id })).toBe(0);
+    const [{ events }] = await after.getConnection().execute<{ events: number }[]>("select count(*) as events from run_events where run_id like ? || '%'", [run.id]);
+    expect(events).toBe(0);
   });
 
   it('DELETE of a thread with an active run is refused (400) and removes nothing', async () => {

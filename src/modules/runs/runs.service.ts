@@ -18,7 +18,6 @@ import { runExecutor, type QueuedRun } from './executor.js';
 import { MessageSchema, type Message, type TextContent } from './message.entity.js';
 import { nextOrdinal } from './ordinal.js';
 import { pageOf, pagesOf, type PageArgs } from './pagination.js';
-import { RunEventSchema } from './run-event.entity.js';
 import { RunFollower, type FollowOptions } from './run-follower.js';
 import { RunStepSchema } from './run-step.entity.js';
 import { commitRun, expireRun, runEvent, settleCancelled, type RunTx } from './run-store.js';
@@ -306,12 +305,11 @@ export async function deleteThread(ctx: ServiceContext, id: string): Promise<Del
       if (run) throw busyThread('delete', thread, run);
       throw notFound('thread', id);
     }
-    const runIds = (await tx.find(RunSchema, { threadId: thread.id }, { fields: ['id'] })).map((run) => run.id);
-    // A thread's steps are its runs' (the executor writes each with its run's thread).
-    if (runIds.length > 0) {
-      await tx.nativeDelete(RunEventSchema, { runId: { $in: runIds } });
-      await tx.nativeDelete(RunStepSchema, { runId: { $in: runIds } });
-    }
+    // A thread's events and steps are its runs' (the executor writes each step with its run's
+    // thread), found through the runs before those go: one short statement each however many runs,
+    // with no list of their ids read first and written into the statement.
+    await execute(tx, 'delete from run_events where run_id in (select id from runs where thread_id = ?)', [thread.id]);
+    await execute(tx, 'delete from run_steps where run_id in (select id from runs where thread_id = ?)', [thread.id]);
     await tx.nativeDelete(RunSchema, { threadId: thread.id });
     await tx.nativeDelete(MessageSchema, { threadId: thread.id });
   });
