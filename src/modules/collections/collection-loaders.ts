@@ -265,11 +265,17 @@ export async function childCollectionsOf(
 ): Promise<CollectionRead[][]> {
   const kept = keptLevelsOf(runtime);
   const sql = DIALECT[dialectOf(em)];
+  // The kept levels the statement is asked about: a row answering "still current" means this
+  // level, whatever the kept set holds by then (another row of this read, or another request,
+  // may have dropped or replaced it meanwhile).
+  const asked = new Map<string, KeptLevel>();
   const rows = await findIn(parentIds, (chunk) => {
     const keptAt: Record<string, string> = {};
     for (const id of chunk) {
       const level = kept.levels.get(id);
-      if (level) keptAt[id] = level.keptAs;
+      if (!level) continue;
+      keptAt[id] = level.keptAs;
+      asked.set(id, level);
     }
     return rawAll<ChildrenRow>(
       em,
@@ -288,7 +294,7 @@ export async function childCollectionsOf(
   const byParent = new Map<string, readonly CollectionRead[]>();
   for (const row of rows) {
     if (row.children === null) {
-      byParent.set(row.parent_id, kept.stillCurrent(row.parent_id));
+      byParent.set(row.parent_id, kept.stillCurrent(row.parent_id, asked.get(row.parent_id)!));
       continue;
     }
     const children = Object.freeze(
@@ -303,6 +309,12 @@ export async function childCollectionsOf(
   return parentIds.map((id) => (byParent.get(id) ?? []) as CollectionRead[]);
 }
 
+/** A level of children as kept: the version, organisation and workspace it was read at (`keptAs`). */
+export interface KeptLevel {
+  keptAs: string;
+  children: readonly CollectionRead[];
+}
+
 /**
  * Levels `childCollectionsOf` read outside a transaction, by parent id, most recently read last,
  * up to `KEPT_LEVELS_CHILDREN` children in all (an empty level counts as one): at ~0.7 KB a child,
@@ -312,15 +324,19 @@ export async function childCollectionsOf(
  * read: schema/collections.ts).
  */
 export class KeptLevels {
-  readonly levels = new Map<string, { keptAs: string; children: readonly CollectionRead[] }>();
+  readonly levels = new Map<string, KeptLevel>();
   /** The children of `levels`, in all (an empty level counts as one). */
   children = 0;
 
-  /** A kept level the statement found current: given again, and now the most recently read. */
-  stillCurrent(parentId: string): readonly CollectionRead[] {
-    const level = this.levels.get(parentId)!;
-    this.levels.delete(parentId);
-    this.levels.set(parentId, level);
+  /**
+   * `level`, which the statement found current: its children, and it is now the most recently
+   * read if it is still the one kept (it may have been dropped or replaced since it was asked about).
+   */
+  stillCurrent(parentId: string, level: KeptLevel): readonly CollectionRead[] {
+    if (this.levels.get(parentId) === level) {
+      this.levels.delete(parentId);
+      this.levels.set(parentId, level);
+    }
     return level.children;
   }
 

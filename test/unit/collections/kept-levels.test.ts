@@ -17,10 +17,27 @@ describe('KeptLevels', () => {
     kept.keep('empty', 'v e', level(0));
     expect(kept.children).toBe(KEPT_LEVELS_CHILDREN);
     // Read again: now the most recently read.
-    expect(kept.stillCurrent('a')).toHaveLength(KEPT_LEVELS_CHILDREN / 2);
+    expect(kept.stillCurrent('a', kept.levels.get('a')!)).toHaveLength(KEPT_LEVELS_CHILDREN / 2);
     kept.keep('c', 'v c', level(1));
     expect([...kept.levels.keys()]).toEqual(['empty', 'a', 'c']);
     expect(kept.children).toBe(1 + KEPT_LEVELS_CHILDREN / 2 + 1);
+  });
+
+  it('a level found current gives the children asked about, even when dropped or replaced since', () => {
+    const kept = new KeptLevels();
+    kept.keep('p', 'v 1', level(2));
+    const asked = kept.levels.get('p')!;
+    kept.forget('p');
+    expect(kept.stillCurrent('p', asked)).toBe(asked.children);
+    expect(kept.levels.has('p')).toBe(false);
+    kept.keep('p', 'v 2', level(3));
+    const replacement = kept.levels.get('p')!;
+    kept.keep('q', 'v q', level(1));
+    expect(kept.stillCurrent('p', asked)).toBe(asked.children);
+    // The replacement stays kept, and its place in the order too.
+    expect(kept.levels.get('p')).toBe(replacement);
+    expect([...kept.levels.keys()]).toEqual(['p', 'q']);
+    expect(kept.children).toBe(4);
   });
 
   it('does not keep a level over the bound, and forgets the one it replaces', () => {
