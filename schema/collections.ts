@@ -75,8 +75,8 @@ const readOneAgain = async (ctx: RequestContext, entity: Collection): Promise<Co
 export const CollectionRef = builder.loadableObject('Collection', {
   description: 'A node of a workspace’s collection tree: holds prompts and child collections.',
   load: async (ids: string[], ctx): Promise<Array<CollectionRead | Error>> => {
-    const known = knownCollections(ctx);
-    const found = ids.map((id) => known.get(id));
+    const returned = knownCollections(ctx);
+    const found = ids.map((id) => returned.get(id));
     const missing = ids.filter((_, i) => !found[i]);
     const rows = missing.length ? await collectionsByIds(ctx.em, missing) : [];
     const loaded = new Map(rows.map((row, i) => [missing[i], row]));

@@ -33,7 +33,8 @@ export interface DetailsWrite {
  *
  * On PostgreSQL every collection row the write will update or recompute (`details` and `updates`),
  * and their parents (whose `children_version` the database bumps then), is locked first, in one
- * pass in id order (`lockedWithParents`), before any update: two writers then never wait for each other in a circle (a rename that locked only the parent and then updated the collection itself
+ * pass in id order (`lockedWithParents`), before any update: two writers then never wait for each
+ * other in a circle (a rename that locked only the parent and then updated the collection itself
  * deadlocked with an archive that locked the collection first). Two writers under one parent store
  * their details one after the other, the second seeing the first's committed rows (READ COMMITTED
  * reads anew per statement), where two concurrent computations would each miss the other's row.

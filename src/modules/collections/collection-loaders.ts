@@ -303,8 +303,8 @@ export async function childCollectionsOf(
       ),
     );
     byParent.set(row.parent_id, children);
-    kept.forget(row.parent_id);
     if (keep) kept.keep(row.parent_id, keptAs(row.children_version, row.organisation_id, row.workspace_id), children);
+    else kept.forget(row.parent_id);
   }
   return parentIds.map((id) => (byParent.get(id) ?? []) as CollectionRead[]);
 }

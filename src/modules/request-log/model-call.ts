@@ -56,9 +56,8 @@ export function costFor(model: string | null, usage: { prompt_tokens: number; co
 
 /**
  * The facts and the outcome come apart, so a service logs the facts it gathered up front with each
- * possible outcome without merging them first: `{ ...facts, status, … }` makes V8 build a new
- * hidden class (map, in the old generation) on every call, as an object spread followed by more
- * properties never shares its maps.
+ * possible outcome without merging them into a new object first (`{ ...facts, status, … }`:
+ * CONTRIBUTING, objects made per request).
  */
 export function logModelCall(runtime: Runtime, call: ModelCallFacts, outcome: ModelCallOutcome): void {
   const usage = outcome.usage ?? { prompt_tokens: 0, completion_tokens: 0 };

@@ -5,9 +5,10 @@ import { Migration } from '@mikro-orm/migrations';
  * every insert and delete of a collection, and every update of one that leaves its own
  * `children_version` as it was, bumps its parent's, and a move its old and new parent's. An update
  * that changes `children_version` bumps nothing: the bumps are such updates (they must not bump
- * again), and nothing else writes the column (the entity maps it lazy, never written back). Triggers see every write, by this process,
- * another one or raw SQL, so a reader that kept a level confirms it unchanged by the version
- * alone (src/modules/collections/collection-loaders.ts, childCollectionsOf).
+ * again), and nothing else writes the column (the entity maps it lazy, never written back).
+ * Triggers see every write, by this process, another one or raw SQL, so a reader that kept a
+ * level confirms it unchanged by the version alone (src/modules/collections/collection-loaders.ts,
+ * childCollectionsOf).
  */
 export class Migration0012CollectionChildrenVersion extends Migration {
   override async up(): Promise<void> {
