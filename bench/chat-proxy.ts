@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { listen, mainThreadCpuMs, processCpuMs } from './lib.js';
+import { serveIpcChild } from './lib.js';
 
 /**
  * The floor of bench/chat.ts: a bare node:http pass-through proxy with no logic at all, in its own
@@ -25,14 +25,4 @@ const server = http.createServer((req, res) => {
   forward.on('error', () => res.destroy());
   req.pipe(forward);
 });
-const url = await listen(server);
-
-process.on('message', ({ id, op }: { id: number; op: 'cpu' | 'stop' }) => {
-  if (op === 'cpu') process.send!({ id, cpu: processCpuMs(), main: mainThreadCpuMs?.() ?? NaN });
-  else if (op === 'stop') {
-    server.closeAllConnections();
-    server.close();
-    process.exit(0);
-  }
-});
-process.send!({ ready: url });
+await serveIpcChild(server);

@@ -48,13 +48,14 @@ export function gatehouseBuild(): { env: NodeJS.ProcessEnv; server: string[] } {
 let built = false;
 
 /**
- * A bench's child process answering questions over IPC (bench/chat-gateway.ts, bench/chat-proxy.ts):
- * forked through tsx with `arg`, it sends `{ ready: <base URL> }` once it listens, then answers each
- * `{ id, op }` with `{ id, ... }`. Its base URL, `ask` to put a question, `stop` to end it (it is
- * also ended if the bench exits first; the bench stops if it exits before `stop`).
+ * A bench's child process answering questions over IPC (bench/chat-gateway.ts, bench/chat-proxy.ts,
+ * bench/run-floor.ts): forked through tsx with `arg` (a list: those arguments), it sends
+ * `{ ready: <base URL> }` once it listens, then answers each `{ id, op }` with `{ id, ... }`. Its
+ * base URL, `ask` to put a question, `stop` to end it (it is also ended if the bench exits first;
+ * the bench stops if it exits before `stop`).
  */
-export async function startIpcChild(script: URL, arg: string, execArgv: string[] = [], env: NodeJS.ProcessEnv = {}) {
-  const child = fork(script, [arg], { execArgv: ['--import', 'tsx', ...execArgv], env: { ...process.env, ...env } });
+export async function startIpcChild(script: URL, arg: string | string[], execArgv: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  const child = fork(script, typeof arg === 'string' ? [arg] : arg, { execArgv: ['--import', 'tsx', ...execArgv], env: { ...process.env, ...env } });
   let stopping = false;
   child.once('exit', (code) => {
     if (stopping) return;
@@ -94,6 +95,26 @@ export async function startIpcChild(script: URL, arg: string, execArgv: string[]
 export async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * The child's side of startIpcChild for a bare server (bench/chat-proxy.ts, bench/run-floor.ts):
+ * starts `server` (listen), sends `{ ready: <base URL> }`, then answers `cpu` with its CPU so far
+ * in ms (`cpu`: processCpuMs, `main`: mainThreadCpuMs) and `stop` by closing the server, calling
+ * `close` and exiting.
+ */
+export async function serveIpcChild(server: Server, close: () => void = () => {}): Promise<void> {
+  const url = await listen(server);
+  process.on('message', ({ id, op }: { id: number; op: 'cpu' | 'stop' }) => {
+    if (op === 'cpu') process.send!({ id, cpu: processCpuMs(), main: mainThreadCpuMs?.() ?? NaN });
+    else if (op === 'stop') {
+      server.closeAllConnections();
+      server.close();
+      close();
+      process.exit(0);
+    }
+  });
+  process.send!({ ready: url });
 }
 
 /** One measured value beside an upper-bound goal: `ratio` is value / goal, met when ≤ 1. */

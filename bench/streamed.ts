@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeUpstream } from './fake-upstream.js';
 import { GATEHOUSE_NODE_ARGS, gatehouseBuild, goalLine, inParallel, intEnv, quantile, startIpcChild, tempDatabase } from './lib.js';
@@ -22,13 +23,18 @@ import { GATEHOUSE_NODE_ARGS, gatehouseBuild, goalLine, inParallel, intEnv, quan
  *   first streamed chunk by design, so its non-streamed figure is printed too;
  * - the floor: a streamed chat completion through a bare node:http pass-through proxy with no logic
  *   (bench/chat-proxy.ts, a child process as in bench/chat.ts): what any Node process in between
- *   adds on this machine, at the same concurrency, before doing anything a gateway does.
+ *   adds on this machine, at the same concurrency, before doing anything a gateway does;
+ * - the floor of a durable streamed run: the streamed run's request through bench/run-floor.ts (a
+ *   child process on its own SQLite file beside Gatehouse's), bare node:http and better-sqlite3
+ *   writing the rows and events Gatehouse writes in two transactions and nothing else: what any
+ *   Node process adds on this machine for the irreducible work of a durable streamed run.
  *
  * Added latency = the p50 through a gateway less the p50 direct, at concurrency 1 and 10, targets
- * measured in interleaved rounds. The Gatehouse child's CPU per request (from /proc, counted while
- * each Gatehouse target runs alone) is printed too: unlike the latencies it does not grow with
- * the machine's load. Goal for the streamed run: ≤ 5 ms to the first delta and to
- * `[DONE]`. The children are stopped by pid at the end (and if the bench stops early).
+ * measured in interleaved rounds. The CPU per request of the Gatehouse child (from /proc) and of
+ * the run floor's (asked over IPC), counted while each of their targets runs alone, is printed
+ * too: unlike the latencies it does not grow with the machine's load. Goal for the streamed run:
+ * ≤ 5 ms to the first delta and to `[DONE]`. The children are stopped by pid at the end (and if
+ * the bench stops early).
  *
  * Environment: BENCH_STREAMED_REQUESTS (per target and concurrency, default 200),
  * BENCH_STREAMED_ROUNDS (default 4), BENCH_STREAMED_WARMUP (requests per target before each
@@ -111,8 +117,12 @@ const portkeyBin = createRequire(import.meta.url).resolve('@portkey-ai/gateway/b
 if (measured('Portkey chat, streamed') || measured('Portkey chat, not streamed'))
   await start('Portkey gateway', ['--import', new URL('./portkey-preload.mjs', import.meta.url).href, portkeyBin, `--port=${portkeyPort}`, '--headless'], {}, `${portkey}/`);
 
-// The bare proxy (bench/chat-proxy.ts) announces its address over IPC.
+// The bare proxy (bench/chat-proxy.ts) and the run floor (bench/run-floor.ts) announce their address over IPC.
 const proxy = measured('bare proxy, streamed') ? await startIpcChild(new URL('./chat-proxy.ts', import.meta.url), new URL(upstreamUrl).origin) : null;
+const runFloorDatabase = join(dirname(database.url.slice('sqlite:'.length)), 'run-floor.sqlite');
+const runFloor = measured('bare run floor, streamed')
+  ? await startIpcChild(new URL('./run-floor.ts', import.meta.url), [new URL(upstreamUrl).origin, runFloorDatabase])
+  : null;
 
 const admin = { 'x-gateway-api-key': KEY, 'content-type': 'application/json' };
 async function setup(method: string, path: string, body: unknown): Promise<any> {
@@ -137,9 +147,12 @@ interface Target {
   body: string;
   /** Text whose arrival is the first content delta (streamed targets); null: not streamed. */
   firstDelta: string | null;
+  /** CPU time (ms) used so far by the process behind the target, counted per request; none: not counted. */
+  cpuMs?: () => Promise<number | null>;
 }
 const CHAT_DELTA = '"content":"Hello"';
 const direct = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
+const runBody = JSON.stringify({ assistant_id: assistant.id, thread: { messages }, stream: true });
 const viaPortkey = { ...direct, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstreamUrl };
 const allTargets: Target[] = [
   { name: 'direct, streamed', url: `${upstreamUrl}/chat/completions`, headers: direct, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
@@ -148,14 +161,24 @@ const allTargets: Target[] = [
     name: 'Gatehouse streamed run',
     url: `${gatehouse}/v1/threads/runs`,
     headers: runHeaders,
-    body: JSON.stringify({ assistant_id: assistant.id, thread: { messages }, stream: true }),
+    body: runBody,
     firstDelta: 'event: thread.message.delta',
+    cpuMs: gatehouseCpuMs,
   },
-  { name: 'Gatehouse chat, streamed', url: `${gatehouse}/v1/chat/completions`, headers: admin, body: chatBody('@upstream/gpt-4o-mini', true), firstDelta: CHAT_DELTA },
-  { name: 'Gatehouse chat, not streamed', url: `${gatehouse}/v1/chat/completions`, headers: admin, body: chatBody('@upstream/gpt-4o-mini', false), firstDelta: null },
+  { name: 'Gatehouse chat, streamed', url: `${gatehouse}/v1/chat/completions`, headers: admin, body: chatBody('@upstream/gpt-4o-mini', true), firstDelta: CHAT_DELTA, cpuMs: gatehouseCpuMs },
+  { name: 'Gatehouse chat, not streamed', url: `${gatehouse}/v1/chat/completions`, headers: admin, body: chatBody('@upstream/gpt-4o-mini', false), firstDelta: null, cpuMs: gatehouseCpuMs },
   { name: 'Portkey chat, streamed', url: `${portkey}/v1/chat/completions`, headers: viaPortkey, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
   { name: 'Portkey chat, not streamed', url: `${portkey}/v1/chat/completions`, headers: viaPortkey, body: chatBody('gpt-4o-mini', false), firstDelta: null },
   { name: 'bare proxy, streamed', url: `${proxy?.base}/v1/chat/completions`, headers: direct, body: chatBody('gpt-4o-mini', true), firstDelta: CHAT_DELTA },
+  // The Gatehouse streamed run's request as it is (the run floor reads no header).
+  {
+    name: 'bare run floor, streamed',
+    url: `${runFloor?.base}/v1/threads/runs`,
+    headers: runHeaders,
+    body: runBody,
+    firstDelta: 'event: thread.message.delta',
+    cpuMs: async () => (await runFloor!.ask('cpu')).cpu,
+  },
 ];
 const targets = allTargets.filter((t) => measured(t.name));
 
@@ -198,7 +221,7 @@ async function timed(target: Target): Promise<Timing> {
  * gateway, whatever else the machine is doing (wall times are not).
  */
 const CLOCK_TICK_MS = 10;
-function gatehouseCpuMs(): number | null {
+async function gatehouseCpuMs(): Promise<number | null> {
   try {
     const fields = readFileSync(`/proc/${gatehouseChild.pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
@@ -210,7 +233,8 @@ function gatehouseCpuMs(): number | null {
 /** CLOCK_MONOTONIC in µs, the clock of a `--cpu-prof` profile's timestamps. */
 const monotonicUs = () => process.hrtime.bigint() / 1000n;
 
-type Result = Timing & { gatehouseCpuMs: number | null };
+/** `cpuMs`: the CPU per request of the process behind the target (Target.cpuMs), null when not counted. */
+type Result = Timing & { cpuMs: number | null };
 
 async function measure(concurrency: number): Promise<Map<Target, Result>> {
   const timings = new Map<Target, Timing[]>(targets.map((t) => [t, []]));
@@ -218,11 +242,11 @@ async function measure(concurrency: number): Promise<Map<Target, Result>> {
   for (const target of targets) await inParallel(concurrency, WARMUP, async () => void (await timed(target)));
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of targets) {
-      const before = gatehouseCpuMs();
+      const before = (await target.cpuMs?.()) ?? null;
       const from = monotonicUs();
       await inParallel(concurrency, Math.ceil(REQUESTS / ROUNDS), async () => void timings.get(target)!.push(await timed(target)));
       if (PROFILE) console.log(`  profile window c=${concurrency} ${target.name}: ${from} ${monotonicUs()}`);
-      const after = gatehouseCpuMs();
+      const after = (await target.cpuMs?.()) ?? null;
       const sum = cpu.get(target)!;
       cpu.set(target, before === null || after === null || sum === null ? null : sum + after - before);
     }
@@ -232,7 +256,7 @@ async function measure(concurrency: number): Promise<Map<Target, Result>> {
     targets.map((t) => {
       const all = timings.get(t)!;
       const used = cpu.get(t)!;
-      return [t, { head: p50(all.map((x) => x.head)), first: p50(all.map((x) => x.first)), done: p50(all.map((x) => x.done)), gatehouseCpuMs: used === null ? null : used / all.length }];
+      return [t, { head: p50(all.map((x) => x.head)), first: p50(all.map((x) => x.first)), done: p50(all.map((x) => x.done)), cpuMs: used === null ? null : used / all.length }];
     }),
   );
 }
@@ -241,7 +265,7 @@ console.log(`Streamed answers: a fake OpenAI-compatible upstream answering at on
 for (const concurrency of CONCURRENCIES) {
   const results = await measure(concurrency);
   // A target left out (BENCH_STREAMED_TARGETS) prints as NaN.
-  const of = (name: string): Result => results.get(targets.find((t) => t.name === name)!) ?? { head: NaN, first: NaN, done: NaN, gatehouseCpuMs: null };
+  const of = (name: string): Result => results.get(targets.find((t) => t.name === name)!) ?? { head: NaN, first: NaN, done: NaN, cpuMs: null };
   console.log(`concurrency ${concurrency}`);
   for (const target of targets) {
     const r = results.get(target)!;
@@ -261,8 +285,11 @@ for (const concurrency of CONCURRENCIES) {
   console.log(`  Gatehouse streamed run / Portkey streamed chat, added to [DONE]: ${(run.done / portkeyChat.done).toFixed(2)}×`);
   const floor = added('bare proxy, streamed', streamed);
   console.log(`  the floor: a bare node:http proxy (no logic) adds to a streamed chat completion, first delta / [DONE]: ${floor.first.toFixed(2)} / ${floor.done.toFixed(2)} ms`);
-  const cpuOf = (name: string) => of(name).gatehouseCpuMs?.toFixed(2) ?? 'n/a';
+  const durableFloor = added('bare run floor, streamed', streamed);
+  console.log(`  the floor of a durable streamed run (bare node:http + better-sqlite3, no logic) adds, first delta / [DONE]: ${durableFloor.first.toFixed(2)} / ${durableFloor.done.toFixed(2)} ms`);
+  const cpuOf = (name: string) => of(name).cpuMs?.toFixed(2) ?? 'n/a';
   console.log(`  Gatehouse process CPU per request: streamed run ${cpuOf('Gatehouse streamed run')} ms, streamed chat ${cpuOf('Gatehouse chat, streamed')} ms, chat ${cpuOf('Gatehouse chat, not streamed')} ms`);
+  console.log(`  run floor process CPU per request: streamed run ${cpuOf('bare run floor, streamed')} ms`);
 }
 
 stopping = true;
@@ -272,5 +299,6 @@ for (const child of children) {
   await exited;
 }
 await proxy?.stop();
+await runFloor?.stop();
 upstream.close();
 database.remove();
