@@ -41,9 +41,9 @@ import { GATEHOUSE_NODE_ARGS, gatehouseBuild, goalLine, inParallel, intEnv, quan
  * concurrency's rounds, default 1,000: the servers are measured warm, as deployed ones run; after a
  * few hundred requests V8 is still compiling their code), BENCH_STREAMED_TARGETS (comma-separated
  * parts of target names: only the targets whose name contains one, and the direct ones, are measured),
- * BENCH_STREAMED_PROFILE (a directory: the Gatehouse child runs with `--cpu-prof` into it and the bench
- * prints the CLOCK_MONOTONIC window, in µs as the profile's timestamps, of each target's measured
- * requests, so the warm-up can be left out of the profile).
+ * BENCH_STREAMED_PROFILE (a directory: the Gatehouse child runs with `--cpu-prof` into it, the run
+ * floor into its `floor/`, and the bench prints the CLOCK_MONOTONIC window, in µs as the profile's
+ * timestamps, of each target's measured requests, so the warm-up can be left out of the profile).
  */
 const REQUESTS = intEnv('BENCH_STREAMED_REQUESTS', 200);
 const ROUNDS = intEnv('BENCH_STREAMED_ROUNDS', 4);
@@ -117,11 +117,13 @@ const portkeyBin = createRequire(import.meta.url).resolve('@portkey-ai/gateway/b
 if (measured('Portkey chat, streamed') || measured('Portkey chat, not streamed'))
   await start('Portkey gateway', ['--import', new URL('./portkey-preload.mjs', import.meta.url).href, portkeyBin, `--port=${portkeyPort}`, '--headless'], {}, `${portkey}/`);
 
-// The bare proxy (bench/chat-proxy.ts) and the run floor (bench/run-floor.ts) announce their address over IPC.
+// The bare proxy (bench/chat-proxy.ts) and the run floor (bench/run-floor.ts) announce their address
+// over IPC. The run floor runs with Gatehouse's node options (its young generation), so the two
+// differ only in what they do per request.
 const proxy = measured('bare proxy, streamed') ? await startIpcChild(new URL('./chat-proxy.ts', import.meta.url), new URL(upstreamUrl).origin) : null;
 const runFloorDatabase = join(dirname(database.url.slice('sqlite:'.length)), 'run-floor.sqlite');
 const runFloor = measured('bare run floor, streamed')
-  ? await startIpcChild(new URL('./run-floor.ts', import.meta.url), [new URL(upstreamUrl).origin, runFloorDatabase])
+  ? await startIpcChild(new URL('./run-floor.ts', import.meta.url), [new URL(upstreamUrl).origin, runFloorDatabase], [...GATEHOUSE_NODE_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}/floor`] : [])])
   : null;
 
 const admin = { 'x-gateway-api-key': KEY, 'content-type': 'application/json' };
