@@ -159,8 +159,15 @@ function problemResponse(problem: InputProblem): Response {
   return badRequest(problem.message, problem.param, problem.code);
 }
 
+/**
+ * The value of the result's first field. Read with `for…in`, not `Object.values(data)[0]`: a
+ * stream maps every event's result through here, and on graphql's prototype-less results
+ * (dictionary objects in V8) `Object.values` builds the whole array, at twice the cost.
+ */
 function firstField(data: Record<string, unknown> | null | undefined): unknown {
-  return data ? Object.values(data)[0] : null;
+  if (!data) return null;
+  for (const key in data) return data[key];
+  return undefined;
 }
 
 /**

@@ -83,9 +83,11 @@ export async function insertEvents(tx: EntityManager, now: Date, batches: readon
   }
 }
 
+/** Publishes a transaction's events of one run, in order (the topic's name is made once for all of them). */
 export function publishEvents(runtime: Runtime, runId: string, records: readonly RunEventRecord[]): void {
   keepPublished(runtime, runId, records);
-  for (const record of records) runtime.pubsub.publish(runEventsTopic(runId), record);
+  const topic = runEventsTopic(runId);
+  for (const record of records) runtime.pubsub.publish(topic, record);
 }
 
 /**

@@ -73,6 +73,23 @@ describe('subscribeShared', () => {
     expect(counts.resolved).toBe(4);
   });
 
+  it('a subscriber handed a payload after another selection\'s subscriber still gets the result made for its own selection', async () => {
+    const pub = publisher();
+    const { schema, counts } = schemaWith(() => sharedResults(pub.feed()));
+    const query = 'subscription { events { n } }';
+    const a = await follow(schema, query);
+    const other = await follow(schema, 'subscription { events { double } }');
+    const b = await follow(schema, query);
+    // Each payload reaches a, then other (another selection), then b: b's result is a's, not the last one handed out.
+    pub.publish({ n: 5 });
+    pub.publish({ n: 6 });
+    expect(b.map((r) => r.data)).toEqual([{ events: { n: 5 } }, { events: { n: 6 } }]);
+    expect(b[0]).toBe(a[0]);
+    expect(b[1]).toBe(a[1]);
+    expect(other.map((r) => r.data)).toEqual([{ events: { double: 10 } }, { events: { double: 12 } }]);
+    expect(counts.resolved).toBe(2);
+  });
+
   it('a document without source text (a REST operation, built from parsed definitions) is shared by its subscribers', async () => {
     const pub = publisher();
     const { schema, counts } = schemaWith(() => sharedResults(pub.feed()));
