@@ -36,6 +36,36 @@ export async function boundSql<T>(em: EntityManager, sql: string, params: unknow
   return connection.transformRawResult<T>(await query, method);
 }
 
+/**
+ * A multi-row `insert into table (columns) values (?, …), …` text per row count, each built once
+ * (up to `kept` rows; longer ones are built per call): the same string object every time, so the
+ * connection's prepared statement is found by the hash V8 keeps on the string, where a text built
+ * per statement is concatenated, then hashed whole, each time it runs.
+ */
+export class InsertTexts {
+  private readonly head: string;
+  private readonly row: string;
+  private readonly texts: string[] = [];
+
+  constructor(
+    table: string,
+    columns: readonly string[],
+    private readonly kept = 16,
+  ) {
+    this.head = `insert into ${table} (${columns.join(', ')}) values `;
+    this.row = `(${columns.map(() => '?').join(', ')})`;
+  }
+
+  /** The text inserting `count` rows. */
+  of(count: number): string {
+    const known = this.texts[count];
+    if (known !== undefined) return known;
+    const text = this.head + Array.from({ length: count }, () => this.row).join(', ');
+    if (count <= this.kept) this.texts[count] = text;
+    return text;
+  }
+}
+
 interface RawConnection {
   execute<T>(sql: string, params: unknown[], method: 'all' | 'get' | 'run', ctx?: unknown): Promise<T>;
   getKnex(): { raw(sql: string, bindings: unknown[]): { transacting(trx: unknown): unknown } & PromiseLike<unknown> };

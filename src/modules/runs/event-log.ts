@@ -4,7 +4,7 @@
  * in that same transaction, so they are gap-free, ordered like the commits, and never reused.
  */
 import type { EntityManager } from '@mikro-orm/core';
-import { boundSql } from '../../db/sql.js';
+import { boundSql, InsertTexts } from '../../db/sql.js';
 import { setBounded } from '../../lib/bounded-map.js';
 import { jsonText } from '../../lib/json-text.js';
 import type { Runtime } from '../../runtime.js';
@@ -67,6 +67,8 @@ export function numberHeldEvents(run: { eventSeq: number }, drafts: readonly Eve
 
 /** Rows per INSERT: few enough for any database's bound-value limit (5 values a row). */
 const EVENTS_PER_INSERT = 200;
+const EVENT_COLUMNS = ['run_id', 'sequence', 'event', 'data', 'created_at'];
+const EVENT_INSERTS = new InsertTexts('run_events', EVENT_COLUMNS, 32);
 
 /**
  * Writes numbered events inside `tx`: a transaction's events of every run, in one multi-row
@@ -75,11 +77,12 @@ const EVENTS_PER_INSERT = 200;
  * reuses the text (jsonText).
  */
 export async function insertEvents(tx: EntityManager, now: Date, batches: readonly { runId: string; records: readonly RunEventRecord[] }[]): Promise<void> {
-  const rows = batches.flatMap(({ runId, records }) => records.map((r) => [runId, r.sequence, r.event, jsonText(r.data), now]));
-  for (let start = 0; start < rows.length; start += EVENTS_PER_INSERT) {
-    const chunk = rows.slice(start, start + EVENTS_PER_INSERT);
-    const values = chunk.map(() => '(?, ?, ?, ?, ?)').join(', ');
-    await boundSql(tx, `insert into run_events (run_id, sequence, event, data, created_at) values ${values}`, chunk.flat(), 'run');
+  const params: unknown[] = [];
+  for (const { runId, records } of batches) for (const r of records) params.push(runId, r.sequence, r.event, jsonText(r.data), now);
+  const perInsert = EVENTS_PER_INSERT * EVENT_COLUMNS.length;
+  for (let start = 0; start < params.length; start += perInsert) {
+    const chunk = params.length <= perInsert ? params : params.slice(start, start + perInsert);
+    await boundSql(tx, EVENT_INSERTS.of(chunk.length / EVENT_COLUMNS.length), chunk, 'run');
   }
 }
 

@@ -4,7 +4,7 @@
  * that publishes the run's new events and reports finished runs to the hooks afterwards.
  */
 import { JsonType, ReferenceKind, type EntityManager, type EntitySchema } from '@mikro-orm/core';
-import { boundSql } from '../../db/sql.js';
+import { boundSql, InsertTexts } from '../../db/sql.js';
 import { unixSeconds } from '../../lib/clock.js';
 import type { Runtime } from '../../runtime.js';
 import { onRunFinished, type RunSummary } from './admission.js';
@@ -202,15 +202,13 @@ export async function commitRun<T>(runtime: Runtime, em: EntityManager, work: (r
   return result;
 }
 
-/** An entity's table, columns and which of them hold JSON (json columns are written as text). */
+/** An entity's INSERT and UPDATE texts, and which of its columns hold JSON (written as text). */
 interface RowPlan {
-  table: string;
-  columns: string;
   props: { name: string; json: boolean }[];
-  /** `col = ?, …` for every column `updateRow` writes (see FIXED_AT_CREATION), and their properties. */
-  assignments: string;
+  inserts: InsertTexts;
+  /** The UPDATE of every column but those FIXED_AT_CREATION, by key, and the properties it binds (the key last). */
+  update: string;
   updated: { name: string; json: boolean }[];
-  key: { name: string; column: string };
 }
 const rowPlans = new WeakMap<object, RowPlan>();
 
@@ -232,38 +230,39 @@ function rowPlan(tx: EntityManager, schema: EntitySchema<any>): RowPlan {
     const updated = props.filter((prop) => prop !== key && !FIXED_AT_CREATION.has(prop.name));
     const written = (prop: (typeof props)[number]) => ({ name: prop.name, json: prop.customType instanceof JsonType });
     plan = {
-      table: meta.tableName,
-      columns: props.map((prop) => prop.fieldNames[0]).join(', '),
       props: props.map(written),
-      assignments: updated.map((prop) => `${prop.fieldNames[0]} = ?`).join(', '),
-      updated: updated.map(written),
-      key: { name: key.name, column: key.fieldNames[0] },
+      inserts: new InsertTexts(meta.tableName, props.map((prop) => prop.fieldNames[0])),
+      update: `update ${meta.tableName} set ${updated.map((prop) => `${prop.fieldNames[0]} = ?`).join(', ')} where ${key.fieldNames[0]} = ?`,
+      updated: [...updated, key].map(written),
     };
     rowPlans.set(meta, plan);
   }
   return plan;
 }
 
-/** A property's value as bound in a statement (json as text, as the unit of work writes it). */
-function bound(row: object, name: string, json: boolean): unknown {
-  const value = (row as Record<string, unknown>)[name];
-  return value == null ? null : json ? JSON.stringify(value) : value;
+/** Appends `row`'s values of `props` to `params` as bound in a statement (json as text, as the unit of work writes it). */
+function pushBound(params: unknown[], row: object, props: readonly { name: string; json: boolean }[]): void {
+  for (let i = 0; i < props.length; i++) {
+    const { name, json } = props[i];
+    const value = (row as Record<string, unknown>)[name];
+    params.push(value == null ? null : json ? JSON.stringify(value) : value);
+  }
 }
 
 /** One multi-row INSERT of `rows` (plain objects of the entity's scalar properties), values bound. */
 async function insertRows(tx: EntityManager, schema: EntitySchema<any>, rows: object[]): Promise<void> {
-  const { table, columns, props } = rowPlan(tx, schema);
-  const one = `(${props.map(() => '?').join(', ')})`;
-  const params = rows.flatMap((row) => props.map(({ name, json }) => bound(row, name, json)));
-  await boundSql(tx, `insert into ${table} (${columns}) values ${rows.map(() => one).join(', ')}`, params, 'run');
+  const plan = rowPlan(tx, schema);
+  const params: unknown[] = [];
+  for (let i = 0; i < rows.length; i++) pushBound(params, rows[i], plan.props);
+  await boundSql(tx, plan.inserts.of(rows.length), params, 'run');
 }
 
 /** One UPDATE of every column of `row` (a plain object of the entity's scalar properties) by its key, but those FIXED_AT_CREATION. */
 async function updateRow(tx: EntityManager, schema: EntitySchema<any>, row: object): Promise<void> {
-  const { table, updated, assignments, key } = rowPlan(tx, schema);
-  const params = updated.map(({ name, json }) => bound(row, name, json));
-  params.push((row as Record<string, unknown>)[key.name]);
-  await boundSql(tx, `update ${table} set ${assignments} where ${key.column} = ?`, params, 'run');
+  const plan = rowPlan(tx, schema);
+  const params: unknown[] = [];
+  pushBound(params, row, plan.updated);
+  await boundSql(tx, plan.update, params, 'run');
 }
 
 /**
