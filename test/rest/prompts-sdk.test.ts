@@ -1,5 +1,6 @@
 import { Portkey } from 'portkey-ai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { requestLogWriter } from '../../src/modules/request-log/request-log.writer.js';
 import { countTokens } from '../../src/modules/runs/models/tokens.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -53,9 +54,10 @@ async function ok(method: string, path: string, body?: unknown): Promise<any> {
   return r.body;
 }
 
-/** The newest request-log record. */
+/** The newest request-log record, once written (the writer inserts in timed batches: flushed here, so a loaded machine's timers do not decide). */
 async function lastLog(): Promise<any> {
   for (let i = 0; i < 100; i++) {
+    await requestLogWriter(t.app.runtime).flush();
     const [record] = (await ok('GET', '/v1/logs?limit=1')).data;
     if (record) return record;
     await new Promise((resolve) => setTimeout(resolve, 10));
