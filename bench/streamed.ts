@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeUpstream } from './fake-upstream.js';
 import { GATEHOUSE_NODE_ARGS, gatehouseBuild, goalLine, inParallel, intEnv, quantile, startIpcChild, tempDatabase } from './lib.js';
@@ -33,8 +33,8 @@ import { GATEHOUSE_NODE_ARGS, gatehouseBuild, goalLine, inParallel, intEnv, quan
  * measured in interleaved rounds. The CPU per request of the Gatehouse child (from /proc) and of
  * the run floor's (asked over IPC), counted while each of their targets runs alone, is printed
  * too: unlike the latencies it does not grow with the machine's load. Goal for the streamed run:
- * ≤ 5 ms to the first delta and to `[DONE]`. The children are stopped by pid at the end (and if
- * the bench stops early).
+ * ≤ 5 ms to the first delta and to `[DONE]`. The children are stopped at the end (and if the bench
+ * stops early): Gatehouse and Portkey by pid, the proxy and the run floor over IPC.
  *
  * Environment: BENCH_STREAMED_REQUESTS (per target and concurrency, default 200),
  * BENCH_STREAMED_ROUNDS (default 4), BENCH_STREAMED_WARMUP (requests per target before each
@@ -52,7 +52,8 @@ const CONCURRENCIES = [1, 10];
 const ONLY = process.env.BENCH_STREAMED_TARGETS?.split(',').filter(Boolean);
 /** Whether the target of this name is measured (BENCH_STREAMED_TARGETS). */
 const measured = (name: string) => name.startsWith('direct') || !ONLY || ONLY.some((part) => name.includes(part));
-const PROFILE = process.env.BENCH_STREAMED_PROFILE;
+// Absolute: the children do not all run in the bench's working directory.
+const PROFILE = process.env.BENCH_STREAMED_PROFILE ? resolve(process.env.BENCH_STREAMED_PROFILE) : undefined;
 const KEY = 'bench-bootstrap-key-0123456789';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -118,8 +119,9 @@ if (measured('Portkey chat, streamed') || measured('Portkey chat, not streamed')
   await start('Portkey gateway', ['--import', new URL('./portkey-preload.mjs', import.meta.url).href, portkeyBin, `--port=${portkeyPort}`, '--headless'], {}, `${portkey}/`);
 
 // The bare proxy (bench/chat-proxy.ts) and the run floor (bench/run-floor.ts) announce their address
-// over IPC. The run floor runs with Gatehouse's node options (its young generation), so the two
-// differ only in what they do per request.
+// over IPC. The run floor runs with Gatehouse's node options (its young generation); it runs
+// through tsx, Gatehouse from dist/, which costs it nothing per request (tsx's keepNames wraps named
+// closures, and it makes none per request).
 const proxy = measured('bare proxy, streamed') ? await startIpcChild(new URL('./chat-proxy.ts', import.meta.url), new URL(upstreamUrl).origin) : null;
 const runFloorDatabase = join(dirname(database.url.slice('sqlite:'.length)), 'run-floor.sqlite');
 const runFloor = measured('bare run floor, streamed')

@@ -33,20 +33,8 @@ export function sharedResults<T>(feed: Feed<T>): Feed<T> {
   return feed;
 }
 
-/**
- * Results by selection key, then by payload (published snapshots, held weakly). A subscription
- * finds its selection's table once, so each payload costs one lookup and, the first time, one
- * entry (no table per payload). A key forgotten past SELECTION_KEYS only shares less: its later
- * subscribers get a table of their own.
- */
-const resultsByKey = new Map<string, WeakMap<object, ExecutionResult>>();
-const SELECTION_KEYS = 1000;
-
-function resultsOf(key: string): WeakMap<object, ExecutionResult> {
-  let results = resultsByKey.get(key);
-  if (!results) setBounded(resultsByKey, key, (results = new WeakMap()), SELECTION_KEYS);
-  return results;
-}
+/** Results by payload, then by selection key. Payloads are published snapshots, held weakly. */
+const results = new WeakMap<object, Map<string, ExecutionResult>>();
 
 /** The shared result feed of the last shared subscription made with this context (see sharedFeedOf). */
 const feedsByContext = new WeakMap<object, Feed<ExecutionResult>>();
@@ -60,8 +48,8 @@ export async function subscribeShared(args: ExecutionArgs): Promise<ExecutionRes
   if (!isAsyncIterable(source)) return source;
   const project = projectorFor(args);
   if (!(isFeed(source) && shared.has(source))) return perSubscriber(source, args, project);
-  const results = resultsOf(selectionKey(args));
-  const feed = mapFeed(source, (payload) => sharedResult(args, project, results, payload));
+  const key = selectionKey(args);
+  const feed = mapFeed(source, (payload) => sharedResult(args, project, key, payload));
   if (typeof args.contextValue === 'object' && args.contextValue !== null) feedsByContext.set(args.contextValue, feed);
   return feed;
 }
@@ -86,26 +74,25 @@ export function sharedSubscriptionPlugin(): Plugin {
   };
 }
 
-/**
- * The last shared result handed out (a payload's subscribers take it one after another), and
- * the table it is in; plain variables, not an object made per payload.
- */
-let lastPayload: object | undefined;
-let lastResults: WeakMap<object, ExecutionResult> | undefined;
-let lastResult: ExecutionResult | undefined;
+/** The last shared result handed out: a payload's subscribers take it one after another. */
+let last: { payload: object; key: string; result: ExecutionResult } | undefined;
 
-function sharedResult(args: ExecutionArgs, project: Projector | null, results: WeakMap<object, ExecutionResult>, payload: unknown): ExecutionResult {
+function sharedResult(args: ExecutionArgs, project: Projector | null, key: string, payload: unknown): ExecutionResult {
   if (typeof payload !== 'object' || payload === null) return executeSync(args, project, payload);
-  if (lastPayload === payload && lastResults === results) return lastResult!;
-  let result = results.get(payload);
-  if (!result) {
-    result = executeSync(args, project, payload);
-    if (result.errors?.length) return result;
-    results.set(payload, result);
-  }
-  lastPayload = payload;
-  lastResults = results;
-  lastResult = result;
+  if (last?.payload === payload && last.key === key) return last.result;
+  const result = resultOf(args, project, key, payload);
+  if (!result.errors?.length) last = { payload, key, result };
+  return result;
+}
+
+function resultOf(args: ExecutionArgs, project: Projector | null, key: string, payload: object): ExecutionResult {
+  let byKey = results.get(payload);
+  const known = byKey?.get(key);
+  if (known) return known;
+  const result = executeSync(args, project, payload);
+  if (result.errors?.length) return result;
+  if (!byKey) results.set(payload, (byKey = new Map()));
+  byKey.set(key, result);
   return result;
 }
 

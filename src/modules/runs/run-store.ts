@@ -206,9 +206,10 @@ export async function commitRun<T>(runtime: Runtime, em: EntityManager, work: (r
 interface RowPlan {
   props: { name: string; json: boolean }[];
   inserts: InsertTexts;
-  /** The UPDATE of every column but those FIXED_AT_CREATION, by key, and the properties it binds (the key last). */
+  /** The UPDATE of every column but those FIXED_AT_CREATION, by key; the properties it sets, then the key's property. */
   update: string;
   updated: { name: string; json: boolean }[];
+  key: string;
 }
 const rowPlans = new WeakMap<object, RowPlan>();
 
@@ -233,7 +234,8 @@ function rowPlan(tx: EntityManager, schema: EntitySchema<any>): RowPlan {
       props: props.map(written),
       inserts: new InsertTexts(meta.tableName, props.map((prop) => prop.fieldNames[0])),
       update: `update ${meta.tableName} set ${updated.map((prop) => `${prop.fieldNames[0]} = ?`).join(', ')} where ${key.fieldNames[0]} = ?`,
-      updated: [...updated, key].map(written),
+      updated: updated.map(written),
+      key: key.name,
     };
     rowPlans.set(meta, plan);
   }
@@ -262,6 +264,8 @@ async function updateRow(tx: EntityManager, schema: EntitySchema<any>, row: obje
   const plan = rowPlan(tx, schema);
   const params: unknown[] = [];
   pushBound(params, row, plan.updated);
+  // The key as it is: a missing one fails the statement rather than updating no row.
+  params.push((row as Record<string, unknown>)[plan.key]);
   await boundSql(tx, plan.update, params, 'run');
 }
 

@@ -109,6 +109,24 @@ describe('subscribeShared', () => {
     expect(counts.resolved).toBe(1);
   });
 
+  it('subscribers of one document stay shared after a thousand other selections have come and gone', async () => {
+    const pub = publisher();
+    const { schema, counts } = schemaWith(() => sharedResults(pub.feed()));
+    const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: parse('subscription { events { n } }').definitions };
+    const subscribe = async (doc: DocumentNode) => {
+      const received: ExecutionResult[] = [];
+      const results = (await subscribeShared({ schema, document: doc, contextValue: {} })) as Feed<ExecutionResult>;
+      results.start({ push: (r) => (received.push(r), true), end: () => {}, fail: (e) => { throw e; } });
+      return { received, stop: () => results.stop() };
+    };
+    const early = await subscribe(document);
+    for (let i = 0; i < 1_000; i++) (await subscribe(parse(`subscription Op${i} { events { n } }`))).stop();
+    const late = await subscribe(document);
+    pub.publish({ n: 4 });
+    expect(late.received[0]).toBe(early.received[0]);
+    expect(counts.resolved).toBe(1);
+  });
+
   it('a source that is not marked shared is executed per subscriber', async () => {
     const { schema, counts } = schemaWith(async function* () {
       yield { n: 1 };
