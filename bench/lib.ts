@@ -123,22 +123,22 @@ export const goalLine = (what: string, value: string, goal: string, ratio: numbe
 
 /**
  * A SQLite file (WAL, as `npm start` runs it) in a new temporary directory, and a deadline that
- * removes it and ends the bench if it is still running after `seconds`. `remove()` when done.
+ * ends the bench if it is still running after `seconds`. `remove()` when done; a bench that ends
+ * before (the deadline, a child that exits early, an error) removes it as it exits.
  */
 export function tempDatabase(bench: string, seconds: number): { url: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), `gatehouse-bench-${bench}-`));
+  const remove = () => {
+    clearTimeout(deadline);
+    process.off('exit', remove);
+    rmSync(dir, { recursive: true, force: true });
+  };
   const deadline = setTimeout(() => {
     console.error(`bench/${bench}: still running after ${seconds} s; giving up.`);
-    rmSync(dir, { recursive: true, force: true });
     process.exit(1);
   }, seconds * 1000).unref();
-  return {
-    url: `sqlite:${join(dir, 'gatehouse.sqlite')}`,
-    remove() {
-      clearTimeout(deadline);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  process.on('exit', remove);
+  return { url: `sqlite:${join(dir, 'gatehouse.sqlite')}`, remove };
 }
 
 /** `count` calls of `call`, from `concurrency` workers each starting the next as soon as its last one ends. */
