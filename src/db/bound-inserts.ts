@@ -9,7 +9,7 @@
  */
 import { JsonType, type EntityManager, type EntityName } from '@mikro-orm/core';
 import type { Runtime } from '../runtime.js';
-import { boundSql } from './sql.js';
+import { boundSql, InsertTexts } from './sql.js';
 
 /** Rows per statement, largest first: the rows are cut into statements of these sizes. */
 const ROWS_PER_STATEMENT = [64, 16, 4, 1] as const;
@@ -22,8 +22,8 @@ interface Column {
 
 interface Layout {
   columns: Column[];
-  /** The insert text for each of ROWS_PER_STATEMENT's sizes. */
-  texts: Map<number, string>;
+  /** The insert text of each of ROWS_PER_STATEMENT's sizes. */
+  texts: InsertTexts;
 }
 
 /** The entity's columns as MikroORM maps them (a new property is written with no change here) and its texts; null when it has other than plain columns. */
@@ -35,9 +35,7 @@ function layoutOf<T extends object>(em: EntityManager, entity: EntityName<T>): L
   );
   if (!plain) return null;
   const columns = props.map((prop) => ({ property: prop.name, json: prop.customType instanceof JsonType }));
-  const row = `(${props.map(() => '?').join(', ')})`;
-  const head = `insert into "${meta.tableName}" (${props.map((prop) => `"${prop.fieldNames[0]}"`).join(', ')}) values `;
-  const texts = new Map(ROWS_PER_STATEMENT.map((size) => [size, head + Array.from({ length: size }, () => row).join(', ')]));
+  const texts = new InsertTexts(`"${meta.tableName}"`, props.map((prop) => `"${prop.fieldNames[0]}"`), ROWS_PER_STATEMENT[0]);
   return { columns, texts };
 }
 
@@ -63,7 +61,7 @@ export async function insertRows<T extends object>(runtime: Runtime, entity: Ent
           values.push(column.json ? JSON.stringify(value) : (value ?? null));
         }
       }
-      await boundSql(tx, texts.get(size)!, values, 'run');
+      await boundSql(tx, texts.of(size), values, 'run');
       start += size;
     }
   });

@@ -2,9 +2,9 @@ import { afterEach, expect, it, vi } from 'vitest';
 import { InsertTexts } from '../../../src/db/sql.js';
 
 /*
- * Multi-row INSERT texts (src/db/sql.ts InsertTexts, used by the run path's row and event inserts):
- * the text for each row count, built once per count up to the kept limit, so the same string
- * finds its prepared statement every time.
+ * Multi-row INSERT texts (src/db/sql.ts InsertTexts: the run path's row and event inserts, and the
+ * batched inserts of bound-inserts.ts): the text for each row count, built once per count up to
+ * the kept limit, so the same string finds its prepared statement every time.
  */
 
 afterEach(() => {
