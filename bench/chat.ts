@@ -56,9 +56,9 @@ const upstreamUrl = upstream.url;
 // The gateway (bench/chat-gateway.ts), and the floor beside it: a bare node:http pass-through proxy (bench/chat-proxy.ts).
 const profile = process.env.BENCH_CHAT_PROFILE;
 const gatewayArgs = process.env.BENCH_CHAT_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const gateway = await startIpcChild(new URL('./chat-gateway.ts', import.meta.url), JSON.stringify({ url: 'sqlite::memory:', key: KEY }), [...GATEHOUSE_NODE_ARGS, ...gatewayArgs], gatehouseBuild().env);
+const gateway = await startIpcChild(new URL('./chat-gateway.ts', import.meta.url), [JSON.stringify({ url: 'sqlite::memory:', key: KEY })], [...GATEHOUSE_NODE_ARGS, ...gatewayArgs], gatehouseBuild().env);
 if (process.env.BENCH_CHAT_NODE_ARGS) console.log(`gateway pid ${gateway.pid}`);
-const proxy = await startIpcChild(new URL('./chat-proxy.ts', import.meta.url), new URL(upstreamUrl).origin);
+const proxy = await startIpcChild(new URL('./chat-proxy.ts', import.meta.url), [new URL(upstreamUrl).origin]);
 const { ask } = gateway;
 const gatewayBase = gateway.base;
 const gatewayUrl = `${gatewayBase}/v1`;

@@ -49,13 +49,13 @@ let built = false;
 
 /**
  * A bench's child process answering questions over IPC (bench/chat-gateway.ts, bench/chat-proxy.ts,
- * bench/run-floor.ts): forked through tsx with `arg` (a list: those arguments), it sends
- * `{ ready: <base URL> }` once it listens, then answers each `{ id, op }` with `{ id, ... }`. Its
- * base URL, `ask` to put a question, `stop` to end it (it is also ended if the bench exits first;
- * the bench stops if it exits before `stop`).
+ * bench/run-floor.ts): forked through tsx with `args`, it sends `{ ready: <base URL> }` once it
+ * listens, then answers each `{ id, op }` with `{ id, ... }`. Its base URL, `ask` to put a
+ * question, `stop` to end it (it is also ended if the bench exits first; the bench stops if it
+ * exits before `stop`).
  */
-export async function startIpcChild(script: URL, arg: string | string[], execArgv: string[] = [], env: NodeJS.ProcessEnv = {}) {
-  const child = fork(script, typeof arg === 'string' ? [arg] : arg, { execArgv: ['--import', 'tsx', ...execArgv], env: { ...process.env, ...env } });
+export async function startIpcChild(script: URL, args: string[], execArgv: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  const child = fork(script, args, { execArgv: ['--import', 'tsx', ...execArgv], env: { ...process.env, ...env } });
   let stopping = false;
   child.once('exit', (code) => {
     if (stopping) return;

@@ -1,7 +1,12 @@
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { prefixedId, timeOrderedUuid } from '../src/lib/ids.js';
+import type { Message, TextContent } from '../src/modules/runs/message.entity.js';
 import { nextOrdinal } from '../src/modules/runs/ordinal.js';
+import type { RunStep } from '../src/modules/runs/run-step.entity.js';
+import type { Run } from '../src/modules/runs/run.entity.js';
+import type { Thread } from '../src/modules/runs/thread.entity.js';
+import { messageDelta, messageObject, runObject, runStepObject, threadObject } from '../src/modules/runs/wire.js';
 import { serveIpcChild } from './lib.js';
 
 /**
@@ -19,9 +24,10 @@ import { serveIpcChild } from './lib.js';
  *    message, its message-creation step and the other events in one multi-row insert; then their
  *    frames, `event: done` / `data: [DONE]`, and the end.
  *
- * Each event's data is the OpenAI object, serialised once for its row and its frame. Started with
- * an IPC channel (bench/lib.ts startIpcChild) and two arguments: the upstream's origin and the
- * SQLite file to create. It answers the bench as bench/chat-proxy.ts does (lib.ts serveIpcChild).
+ * Each event's data is the OpenAI object, made by Gatehouse's own wire functions
+ * (src/modules/runs/wire.ts) and serialised once for its row and its frame. Started with an IPC
+ * channel (bench/lib.ts startIpcChild) and two arguments: the upstream's origin and the SQLite
+ * file to create. It answers the bench as bench/chat-proxy.ts does (lib.ts serveIpcChild).
  */
 const upstream = new URL(process.argv[2]!);
 const database = process.argv[3]!;
@@ -97,87 +103,85 @@ const TRUNCATION = '{"type":"auto","last_messages":null}';
 /** A run's lifetime before it expires (Gatehouse's default: 10 minutes). */
 const EXPIRES_MS = 600_000;
 
-const unix = (ms: number) => Math.floor(ms / 1000);
-const textContent = (value: string) => [{ type: 'text', text: { value, annotations: [] as string[] } }];
+const textContent = (value: string): TextContent[] => [{ type: 'text', text: { value, annotations: [] } }];
 interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
 }
 
-/** OpenAI's run object, every field. */
-function runObject(id: string, threadId: string, assistantId: string, createdAt: number, status: string, startedAt: number | null, completedAt: number | null, usage: Usage | null) {
+/*
+ * The events' objects are made by Gatehouse's own wire functions (src/modules/runs/wire.ts, pure:
+ * entity fields in, OpenAI's shape out), from the fields they read, so the floor's events are
+ * Gatehouse's by construction and cost what Gatehouse's cost to make.
+ */
+function runRow(id: string, threadId: string, assistantId: string, createdAt: Date): Run {
   return {
     id,
-    object: 'thread.run',
-    created_at: unix(createdAt),
-    thread_id: threadId,
-    assistant_id: assistantId,
-    status,
-    required_action: null,
-    last_error: null,
-    expires_at: completedAt === null ? unix(createdAt + EXPIRES_MS) : null,
-    started_at: startedAt === null ? null : unix(startedAt),
-    cancelled_at: null,
-    failed_at: null,
-    completed_at: completedAt === null ? null : unix(completedAt),
-    incomplete_details: null,
+    threadId,
+    assistantId,
+    status: 'queued',
+    requiredToolCalls: null,
+    lastError: null,
+    incompleteDetails: null,
+    createdAt,
+    expiresAt: new Date(createdAt.getTime() + EXPIRES_MS),
+    startedAt: null,
+    cancelledAt: null,
+    failedAt: null,
+    completedAt: null,
     model: MODEL,
     instructions: '',
     tools: [],
     metadata: {},
-    usage,
-    max_prompt_tokens: null,
-    max_completion_tokens: null,
-    truncation_strategy: { type: 'auto', last_messages: null },
-    tool_choice: 'auto',
-    parallel_tool_calls: true,
-    response_format: 'auto',
-    temperature: 1,
-    top_p: 1,
-  };
+    promptTokens: 0,
+    completionTokens: 0,
+    maxPromptTokens: null,
+    maxCompletionTokens: null,
+    truncationStrategy: { type: 'auto', last_messages: null },
+    toolChoice: 'auto',
+    parallelToolCalls: true,
+    responseFormat: 'auto',
+    temperature: null,
+    topP: null,
+  } as unknown as Run;
 }
 
-/** OpenAI's run step object of a message-creation step. */
-function stepObject(id: string, runId: string, threadId: string, assistantId: string, messageId: string, createdAt: number, completedAt: number | null, usage: Usage | null) {
+function stepRow(id: string, run: Run, messageId: string, createdAt: Date): RunStep {
   return {
     id,
-    object: 'thread.run.step',
-    created_at: unix(createdAt),
-    run_id: runId,
-    assistant_id: assistantId,
-    thread_id: threadId,
+    runId: run.id,
+    assistantId: run.assistantId,
+    threadId: run.threadId,
     type: 'message_creation',
-    status: completedAt === null ? 'in_progress' : 'completed',
-    step_details: { type: 'message_creation', message_creation: { message_id: messageId } },
-    last_error: null,
-    expired_at: null,
-    cancelled_at: null,
-    failed_at: null,
-    completed_at: completedAt === null ? null : unix(completedAt),
-    metadata: {},
-    usage,
-  };
+    status: 'in_progress',
+    stepDetails: { type: 'message_creation', message_creation: { message_id: messageId } },
+    lastError: null,
+    usage: null,
+    createdAt,
+    expiredAt: null,
+    cancelledAt: null,
+    failedAt: null,
+    completedAt: null,
+  } as unknown as RunStep;
 }
 
-/** OpenAI's message object of the run's assistant message. */
-function messageObject(id: string, threadId: string, assistantId: string, runId: string, createdAt: number, completedAt: number | null, text: string) {
+function messageRow(id: string, run: Run, createdAt: Date): Message {
   return {
     id,
-    object: 'thread.message',
-    created_at: unix(createdAt),
-    thread_id: threadId,
-    status: completedAt === null ? 'in_progress' : 'completed',
-    incomplete_details: null,
-    completed_at: completedAt === null ? null : unix(completedAt),
-    incomplete_at: null,
+    threadId: run.threadId,
     role: 'assistant',
-    content: completedAt === null ? [] : textContent(text),
-    assistant_id: assistantId,
-    run_id: runId,
+    content: [],
+    assistantId: run.assistantId,
+    runId: run.id,
     attachments: [],
     metadata: {},
-  };
+    status: 'in_progress',
+    incompleteDetails: null,
+    createdAt,
+    completedAt: null,
+    incompleteAt: null,
+  } as unknown as Message;
 }
 
 const frame = (event: string, data: string) => `event: ${event}\ndata: ${data}\n\n`;
@@ -242,19 +246,19 @@ function transaction(work: () => void): void {
 
 function streamedRun(raw: string, res: http.ServerResponse): void {
   const input = JSON.parse(raw) as { assistant_id: string; thread: { messages: UserMessage[] }; stream: true };
-  const assistantId = input.assistant_id;
   const messages = input.thread.messages;
-  const threadId = prefixedId('thread');
-  const runId = prefixedId('run');
-  const createdAt = Date.now();
-  const threadText = JSON.stringify({ id: threadId, object: 'thread', created_at: unix(createdAt), metadata: {}, tool_resources: {} });
-  const queuedText = JSON.stringify(runObject(runId, threadId, assistantId, createdAt, 'queued', null, null, null));
+  const createdAt = new Date();
+  const created = createdAt.getTime();
+  const run = runRow(prefixedId('run'), prefixedId('thread'), input.assistant_id, createdAt);
+  const { id: runId, threadId, assistantId } = run;
+  const threadText = JSON.stringify(threadObject({ id: threadId, createdAt, metadata: {}, toolResources: {} } as unknown as Thread));
+  const queuedText = JSON.stringify(runObject(run));
   transaction(() => {
-    insertThread.run(threadId, ORGANISATION, WORKSPACE, nextOrdinal(), '{}', '{}', runId, createdAt);
+    insertThread.run(threadId, ORGANISATION, WORKSPACE, nextOrdinal(), '{}', '{}', runId, created);
     for (const { content } of messages)
-      insertMessage.run(prefixedId('msg'), ORGANISATION, WORKSPACE, threadId, nextOrdinal(), 'user', JSON.stringify(textContent(content)), null, null, '[]', '{}', 'completed', createdAt, createdAt);
-    insertRun.run(runId, ORGANISATION, WORKSPACE, threadId, assistantId, nextOrdinal(), createdAt, createdAt + EXPIRES_MS, MODEL, TRUNCATION, 'upstream', PROVIDER, API_KEY, createdAt, timeOrderedUuid());
-    eventInsert(3).run(runId, 1, 'thread.created', threadText, createdAt, runId, 2, 'thread.run.created', queuedText, createdAt, runId, 3, 'thread.run.queued', queuedText, createdAt);
+      insertMessage.run(prefixedId('msg'), ORGANISATION, WORKSPACE, threadId, nextOrdinal(), 'user', JSON.stringify(textContent(content)), null, null, '[]', '{}', 'completed', created, created);
+    insertRun.run(runId, ORGANISATION, WORKSPACE, threadId, assistantId, nextOrdinal(), created, created + EXPIRES_MS, MODEL, TRUNCATION, 'upstream', PROVIDER, API_KEY, created, timeOrderedUuid());
+    eventInsert(3).run(runId, 1, 'thread.created', threadText, created, runId, 2, 'thread.run.created', queuedText, created, runId, 3, 'thread.run.queued', queuedText, created);
   });
   res.writeHead(200, SSE_HEADERS);
   res.write(frame('thread.created', threadText) + frame('thread.run.created', queuedText) + frame('thread.run.queued', queuedText));
@@ -262,24 +266,35 @@ function streamedRun(raw: string, res: http.ServerResponse): void {
   complete(
     messages,
     ({ deltas, usage }) => {
-      const at = Date.now();
-      const messageId = prefixedId('msg');
-      const stepId = prefixedId('step');
+      const now = new Date();
+      const at = now.getTime();
       const text = deltas.join('');
-      const inProgressText = JSON.stringify(runObject(runId, threadId, assistantId, createdAt, 'in_progress', at, null, null));
-      const stepText = JSON.stringify(stepObject(stepId, runId, threadId, assistantId, messageId, at, null, null));
-      const messageText = JSON.stringify(messageObject(messageId, threadId, assistantId, runId, at, null, text));
+      run.status = 'in_progress';
+      run.startedAt = now;
+      const message = messageRow(prefixedId('msg'), run, now);
+      const step = stepRow(prefixedId('step'), run, message.id, now);
+      const stepText = JSON.stringify(runStepObject(step));
+      const messageText = JSON.stringify(messageObject(message));
       // The events after the first three, in order: [event, data] pairs.
-      const events: string[] = ['thread.run.in_progress', inProgressText, 'thread.run.step.created', stepText, 'thread.run.step.in_progress', stepText, 'thread.message.created', messageText, 'thread.message.in_progress', messageText];
-      for (const value of deltas)
-        events.push('thread.message.delta', JSON.stringify({ id: messageId, object: 'thread.message.delta', delta: { content: [{ index: 0, type: 'text', text: { value, annotations: [] } }] } }));
+      const events: string[] = ['thread.run.in_progress', JSON.stringify(runObject(run)), 'thread.run.step.created', stepText, 'thread.run.step.in_progress', stepText, 'thread.message.created', messageText, 'thread.message.in_progress', messageText];
+      for (const value of deltas) events.push('thread.message.delta', JSON.stringify(messageDelta(message.id, value)));
+      message.status = 'completed';
+      message.completedAt = now;
+      message.content = textContent(text);
+      step.status = 'completed';
+      step.completedAt = now;
+      step.usage = usage;
+      run.status = 'completed';
+      run.completedAt = now;
+      run.promptTokens = usage.prompt_tokens;
+      run.completionTokens = usage.completion_tokens;
       events.push(
         'thread.message.completed',
-        JSON.stringify(messageObject(messageId, threadId, assistantId, runId, at, at, text)),
+        JSON.stringify(messageObject(message)),
         'thread.run.step.completed',
-        JSON.stringify(stepObject(stepId, runId, threadId, assistantId, messageId, at, at, usage)),
+        JSON.stringify(runStepObject(step)),
         'thread.run.completed',
-        JSON.stringify(runObject(runId, threadId, assistantId, createdAt, 'completed', at, at, usage)),
+        JSON.stringify(runObject(run)),
       );
       const count = events.length / 2;
       const values: unknown[] = [];
@@ -288,14 +303,13 @@ function streamedRun(raw: string, res: http.ServerResponse): void {
         values.push(runId, 4 + i, events[2 * i], events[2 * i + 1], at);
         frames += frame(events[2 * i]!, events[2 * i + 1]!);
       }
-      const usageText = JSON.stringify(usage);
       // The step is ordered before its message, as Gatehouse orders them.
       const stepOrdinal = nextOrdinal();
       transaction(() => {
         completeRun.run(at, at, usage.prompt_tokens, usage.completion_tokens, 3 + count, at, runId);
         freeThread.run(threadId);
-        insertMessage.run(messageId, ORGANISATION, WORKSPACE, threadId, nextOrdinal(), 'assistant', JSON.stringify(textContent(text)), assistantId, runId, '[]', '{}', 'completed', at, at);
-        insertStep.run(stepId, ORGANISATION, WORKSPACE, runId, threadId, assistantId, stepOrdinal, JSON.stringify({ type: 'message_creation', message_creation: { message_id: messageId } }), usageText, at, at);
+        insertMessage.run(message.id, ORGANISATION, WORKSPACE, threadId, nextOrdinal(), 'assistant', JSON.stringify(message.content), assistantId, runId, '[]', '{}', 'completed', at, at);
+        insertStep.run(step.id, ORGANISATION, WORKSPACE, runId, threadId, assistantId, stepOrdinal, JSON.stringify(step.stepDetails), JSON.stringify(usage), at, at);
         eventInsert(count).run(...values);
       });
       res.end(frames + 'event: done\ndata: [DONE]\n\n');

@@ -122,7 +122,7 @@ if (measured('Portkey chat, streamed') || measured('Portkey chat, not streamed')
 // over IPC. The run floor runs with Gatehouse's node options (its young generation); it runs
 // through tsx, Gatehouse from dist/, which costs it nothing per request (tsx's keepNames wraps named
 // closures, and it makes none per request).
-const proxy = measured('bare proxy, streamed') ? await startIpcChild(new URL('./chat-proxy.ts', import.meta.url), new URL(upstreamUrl).origin) : null;
+const proxy = measured('bare proxy, streamed') ? await startIpcChild(new URL('./chat-proxy.ts', import.meta.url), [new URL(upstreamUrl).origin]) : null;
 const runFloorDatabase = join(dirname(database.url.slice('sqlite:'.length)), 'run-floor.sqlite');
 const runFloor = measured('bare run floor, streamed')
   ? await startIpcChild(new URL('./run-floor.ts', import.meta.url), [new URL(upstreamUrl).origin, runFloorDatabase], [...GATEHOUSE_NODE_ARGS, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}/floor`] : [])])
